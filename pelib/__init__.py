@@ -1,0 +1,13 @@
+"""pelib: the sinusoidal positional encoding of "Attention Is All You Need".
+
+The helper library of the book *The Sinusoidal Positional Encoding*. Every
+function is explained, and checked, in the chapter its docstring names.
+Importing ``pelib`` needs NumPy only; drawing lives in :mod:`pelib.plots`,
+which imports Matplotlib when it is imported itself.
+"""
+
+from ._encoding import LAYOUTS, frequencies, sinusoidal, wavelengths
+
+__version__ = "0.1.0"
+
+__all__ = ["LAYOUTS", "frequencies", "sinusoidal", "wavelengths"]

@@ -1,0 +1,207 @@
+"""pelib.frequencies, pelib.wavelengths and pelib.sinusoidal against the paper's formula.
+
+The truth is ``reference.py``: ``math.sin``/``math.cos`` of
+``pos / 10000 ** (2i / d_model)``, one entry at a time (chapter 1, eq. pe-sin/pe-cos).
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pelib
+import reference
+
+sizes = st.integers(min_value=1, max_value=48)
+bases = st.floats(min_value=1.5, max_value=1e6)
+starts = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False)
+layouts = st.sampled_from(["interleaved", "concat"])
+
+
+# --- frequencies and wavelengths ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("d_model", [1, 2, 3, 4, 7, 16, 128, 512, 513])
+@pytest.mark.parametrize("base", [10000.0, 100.0, 500000.0])
+def test_frequencies_follow_the_definition(d_model, base):
+    expected = [1.0 / base ** (2 * k / d_model) for k in range(math.ceil(d_model / 2))]
+    got = pelib.frequencies(d_model, base)
+    assert got.dtype == np.float64
+    assert got.shape == (len(expected),)
+    for g, e in zip(got, expected):
+        assert g == pytest.approx(e, rel=1e-14)
+
+
+def test_frequency_known_values():
+    # d = 4: w_0 = 1, w_1 = 10000 ** (-1/2) = 1/100.
+    assert list(pelib.frequencies(4)) == pytest.approx([1.0, 0.01], rel=1e-15)
+    # d = 8, base 16: 16 ** (-2k/8) = 2 ** -k.
+    assert list(pelib.frequencies(8, base=16)) == pytest.approx([1, 0.5, 0.25, 0.125], rel=1e-15)
+
+
+@given(d_model=sizes, base=bases)
+def test_frequencies_are_a_geometric_progression_from_one(d_model, base):
+    w = pelib.frequencies(d_model, base)
+    assert w[0] == 1.0
+    ratio = base ** (-2 / d_model)
+    for a, b in zip(w[:-1], w[1:]):
+        assert b / a == pytest.approx(ratio, rel=1e-12)
+
+
+@pytest.mark.parametrize("d_model", [2, 5, 64, 512])
+def test_wavelengths_are_two_pi_over_frequencies(d_model):
+    expected = [2 * math.pi * 10000.0 ** (2 * k / d_model) for k in range(math.ceil(d_model / 2))]
+    got = pelib.wavelengths(d_model)
+    assert got.shape == (len(expected),)
+    for g, e in zip(got, expected):
+        assert g == pytest.approx(e, rel=1e-14)
+    # The longest wavelength is 2*pi*10000**((d-2)/d) for even d, never 2*pi*10000.
+    if d_model % 2 == 0:
+        assert got[-1] == pytest.approx(2 * math.pi * 10000.0 ** ((d_model - 2) / d_model), rel=1e-14)
+        assert got[-1] < 2 * math.pi * 10000.0
+
+
+# --- the table against the formula ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("n_positions", "d_model", "base", "start"),
+    [(1, 1, 10000.0, 0), (5, 2, 10000.0, 0), (10, 6, 10000.0, 0), (50, 16, 10000.0, 3),
+     (20, 9, 100.0, 0), (7, 33, 10000.0, -4), (12, 64, 500000.0, 1000), (3, 8, 10000.0, 0.5)],
+)
+@pytest.mark.parametrize("layout", ["interleaved", "concat"])
+def test_table_matches_the_formula(n_positions, d_model, base, start, layout):
+    got = pelib.sinusoidal(n_positions, d_model, base=base, start=start, layout=layout)
+    assert got.shape == (n_positions, d_model)
+    assert got.dtype == np.float64
+    expected = reference.table(n_positions, d_model, base, start, layout)
+    assert reference.max_abs_diff(got, expected) <= reference.tolerance(start + n_positions)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n_positions=st.integers(0, 12), d_model=sizes, base=bases, start=starts, layout=layouts)
+def test_table_matches_the_formula_anywhere(n_positions, d_model, base, start, layout):
+    got = pelib.sinusoidal(n_positions, d_model, base=base, start=start, layout=layout)
+    expected = reference.table(n_positions, d_model, base, start, layout)
+    assert reference.max_abs_diff(got, expected) <= reference.tolerance(abs(start) + n_positions)
+
+
+def test_position_zero_is_zeros_and_ones():
+    # sin(0) = 0 in every even column, cos(0) = 1 in every odd one: exactly.
+    assert pelib.sinusoidal(1, 8)[0].tolist() == [0, 1, 0, 1, 0, 1, 0, 1]
+    assert pelib.sinusoidal(1, 7)[0].tolist() == [0, 1, 0, 1, 0, 1, 0]
+    assert pelib.sinusoidal(1, 7, layout="concat")[0].tolist() == [0, 0, 0, 0, 1, 1, 1]
+
+
+def test_position_one_known_values():
+    # Column 0 has frequency 1 at every width: sin(1) and cos(1).
+    row = pelib.sinusoidal(2, 4)[1]
+    assert row[0] == pytest.approx(0.8414709848078965, abs=1e-16)
+    assert row[1] == pytest.approx(0.5403023058681398, abs=1e-16)
+    assert row[2] == pytest.approx(math.sin(0.01), abs=1e-17)
+    assert row[3] == pytest.approx(math.cos(0.01), abs=1e-16)
+
+
+@settings(deadline=None)
+@given(n_positions=st.integers(0, 20), d_model=sizes, start=starts, layout=layouts)
+def test_bounded(n_positions, d_model, start, layout):
+    table = pelib.sinusoidal(n_positions, d_model, start=start, layout=layout)
+    assert np.all(np.abs(table) <= 1.0)
+
+
+@settings(deadline=None)
+@given(n_positions=st.integers(1, 20), d_model=sizes, base=bases, start=starts)
+def test_each_pair_is_on_the_unit_circle(n_positions, d_model, base, start):
+    table = pelib.sinusoidal(n_positions, d_model, base=base, start=start)
+    for row in table.tolist():
+        for k in range(d_model // 2):
+            assert row[2 * k] ** 2 + row[2 * k + 1] ** 2 == pytest.approx(1.0, abs=4e-16)
+
+
+@settings(deadline=None)
+@given(n_positions=st.integers(0, 10), d_model=sizes, base=bases, start=starts)
+def test_layouts_are_a_column_permutation(n_positions, d_model, base, start):
+    n_sin = (d_model + 1) // 2
+    # Interleaved column j is the sine (j even) or cosine (j odd) of frequency j // 2.
+    perm = [j // 2 if j % 2 == 0 else n_sin + j // 2 for j in range(d_model)]
+    inter = pelib.sinusoidal(n_positions, d_model, base=base, start=start)
+    concat = pelib.sinusoidal(n_positions, d_model, base=base, start=start, layout="concat")
+    assert np.array_equal(concat[:, perm], inter)
+
+
+@pytest.mark.parametrize("d_model", [1, 3, 5, 129])
+def test_odd_width_ends_with_a_lone_sine(d_model):
+    positions = [0, 1, 17, 4000]
+    last_w = 10000.0 ** (-(d_model - 1) / d_model)  # frequency index (d - 1) / 2
+    inter = pelib.sinusoidal(4001, d_model)
+    concat = pelib.sinusoidal(4001, d_model, layout="concat")
+    n_sin = (d_model + 1) // 2
+    for p in positions:
+        assert inter[p, -1] == pytest.approx(math.sin(p * last_w), abs=1e-12)
+        assert concat[p, n_sin - 1] == pytest.approx(math.sin(p * last_w), abs=1e-12)
+    assert concat.shape == (4001, d_model)
+
+
+def test_empty_table():
+    for layout in ("interleaved", "concat"):
+        table = pelib.sinusoidal(0, 16, layout=layout)
+        assert table.shape == (0, 16)
+        assert table.dtype == np.float64
+
+
+@pytest.mark.parametrize("cast", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64])
+def test_numpy_integers_are_sizes(cast):
+    table = pelib.sinusoidal(cast(3), cast(6), start=cast(2))
+    assert reference.max_abs_diff(table, reference.table(3, 6, start=2)) <= 1e-15
+    assert pelib.frequencies(cast(6)).shape == (3,)
+
+
+def test_a_longer_table_starts_with_a_shorter_one():
+    # The encoding of a position does not depend on how long the sequence is.
+    short, long = pelib.sinusoidal(10, 32), pelib.sinusoidal(500, 32)
+    assert np.array_equal(short, long[:10])
+    assert np.array_equal(pelib.sinusoidal(5, 32, start=7), long[7:12])
+
+
+# --- precision ---------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(start=st.integers(0, 10**6 - 32), d_model=st.integers(1, 64), layout=layouts)
+def test_float32_is_accurate_up_to_a_million(start, d_model, layout):
+    table = pelib.sinusoidal(32, d_model, start=start, dtype=np.float32, layout=layout)
+    assert table.dtype == np.float32
+    expected = reference.table(32, d_model, start=start, layout=layout)
+    assert reference.max_abs_diff(table, expected) <= 1e-7
+
+
+def test_float32_at_the_last_positions_before_a_million():
+    table = pelib.sinusoidal(200, 512, start=10**6 - 199, dtype=np.float32)
+    expected = reference.table(200, 512, start=10**6 - 199)
+    assert reference.max_abs_diff(table, expected) <= 1e-7
+
+
+def test_the_float32_check_catches_float32_angles():
+    # The same check fails for the common implementation that forms p * w in float32,
+    # so the tests above do discriminate.
+    p = np.arange(10**6 - 32, 10**6, dtype=np.float32)[:, None]
+    w = pelib.frequencies(64).astype(np.float32)
+    naive = np.empty((32, 64), dtype=np.float32)
+    naive[:, 0::2], naive[:, 1::2] = np.sin(p * w), np.cos(p * w)
+    assert reference.max_abs_diff(naive, reference.table(32, 64, start=10**6 - 32)) > 1e-3
+
+
+def test_float16_and_longdouble():
+    half = pelib.sinusoidal(100, 16, dtype=np.float16)
+    assert half.dtype == np.float16
+    assert reference.max_abs_diff(half, reference.table(100, 16)) <= 2.0**-11
+    long = pelib.sinusoidal(100, 16, dtype=np.longdouble)
+    assert long.dtype == np.longdouble
+    assert reference.max_abs_diff(long, reference.table(100, 16)) <= reference.tolerance(100)
+
+
+@pytest.mark.parametrize("dtype", ["float32", np.dtype("float32"), "f8", float])
+def test_dtype_spellings(dtype):
+    assert pelib.sinusoidal(2, 4, dtype=dtype).dtype == np.dtype(dtype)
