@@ -105,5 +105,3 @@ def test_angles_beyond_the_float_range_are_rejected():
             call(512, base=5e-324)
     with pytest.raises(ValueError, match=r"^start=1e\+300 with n_positions=2 and base=1e-300 gives angles"):
         pelib.sinusoidal(2, 8, start=1e300, base=1e-300)
-    with pytest.raises(ValueError, match=r"beyond the floating-point range"):
-        pelib.sinusoidal(2, 8, start=1.7976931348623157e308)
