@@ -6,8 +6,8 @@ Importing ``pelib`` needs NumPy only; drawing lives in :mod:`pelib.plots`,
 which imports Matplotlib when it is imported itself.
 """
 
-from ._encoding import LAYOUTS, frequencies, sinusoidal, wavelengths
+from ._encoding import LAYOUTS, encode, frequencies, sinusoidal, wavelengths
 
 __version__ = "0.1.0"
 
-__all__ = ["LAYOUTS", "frequencies", "sinusoidal", "wavelengths"]
+__all__ = ["LAYOUTS", "encode", "frequencies", "sinusoidal", "wavelengths"]

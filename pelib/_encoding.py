@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import DTypeLike
+from numpy.typing import ArrayLike, DTypeLike
 
 from . import _validate
 
@@ -169,22 +169,89 @@ def sinusoidal(
     start = _validate.real(start, "start")
     layout = _validate.choice(layout, "layout", LAYOUTS)
     dtype = _validate.float_dtype(dtype)
-
-    # Angles in double precision (long double if that is what was asked for).
-    work = np.longdouble if dtype == np.longdouble else np.float64
-    omega = _angular_frequencies(d_model, base, work)
-    with np.errstate(over="ignore"):
-        largest = max(abs(start), abs(start + max(n_positions - 1, 0))) * np.max(omega)
-    if not np.isfinite(largest):
-        raise ValueError(
-            f"start={start!r} with n_positions={n_positions} and base={base!r} gives angles "
-            "p * w beyond the floating-point range; use a smaller start or a larger base"
-        )
+    work = _working_dtype(dtype)
     positions = np.asarray(start, dtype=work) + np.arange(n_positions, dtype=work)
+    return _table(positions, d_model, base, layout, dtype)
+
+
+def encode(
+    positions: ArrayLike,
+    d_model: int,
+    *,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    dtype: DTypeLike = np.float64,
+) -> np.ndarray:
+    r"""Sinusoidal encodings of arbitrary positions.
+
+    The same values as :func:`sinusoidal`, for positions that need not be
+    consecutive: a scalar, a list, or an array of any shape. Useful for
+    looking at one slow column over a long range, or at far-away positions,
+    without building every row in between. Chapter 1
+    (:doc:`/notebooks/01_formula`) uses it for the slowest dimension.
+
+    Parameters
+    ----------
+    positions : array_like of real numbers
+        Positions to encode, finite; integers and floats are accepted,
+        booleans and complex numbers are not.
+    d_model : int
+        Width of the encoding, at least 1.
+    base : float, default 10000.0
+        The constant of the paper, finite and positive.
+    layout : {"interleaved", "concat"}, default "interleaved"
+        Column order, as in :func:`sinusoidal`.
+    dtype : numpy floating dtype, default numpy.float64
+        Type of the result, as in :func:`sinusoidal`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Array of shape ``numpy.shape(positions) + (d_model,)``.
+
+    Raises
+    ------
+    TypeError
+        If ``positions`` is not an array of real numbers, or another argument
+        has the wrong type (see :func:`sinusoidal`).
+    ValueError
+        If a position is not finite, or another argument is out of range.
+
+    Examples
+    --------
+    >>> encode([0, 10**6], 2).round(4)
+    array([[ 0.    ,  1.    ],
+           [-0.35  ,  0.9368]])
+    """
+    d_model = _validate.size(d_model, "d_model", minimum=1)
+    base = _validate.real(base, "base", positive=True)
+    layout = _validate.choice(layout, "layout", LAYOUTS)
+    dtype = _validate.float_dtype(dtype)
+    positions = _validate.real_array(positions, "positions", dtype=_working_dtype(dtype))
+    flat = _table(positions.reshape(-1), d_model, base, layout, dtype)
+    return flat.reshape(positions.shape + (d_model,))
+
+
+def _working_dtype(dtype: np.dtype) -> type:
+    """Angles are formed in double precision, or long double if that is the output type."""
+    return np.longdouble if dtype == np.longdouble else np.float64
+
+
+def _table(positions: np.ndarray, d_model: int, base: float, layout: str, dtype: np.dtype) -> np.ndarray:
+    """The encoding of each position in the 1-D array ``positions`` (validated arguments)."""
+    omega = _angular_frequencies(d_model, base, positions.dtype)
+    if positions.size:
+        with np.errstate(over="ignore"):
+            largest = np.max(np.abs(positions)) * np.max(omega)
+        if not np.isfinite(largest):
+            raise ValueError(
+                f"positions up to {float(np.max(np.abs(positions)))!r} with base={base!r} give angles "
+                "p * w beyond the floating-point range; use smaller positions or a larger base"
+            )
     angles = np.multiply.outer(positions, omega)
 
     n_sin, n_cos = len(omega), d_model // 2
-    table = np.empty((n_positions, d_model), dtype=dtype)
+    table = np.empty((len(positions), d_model), dtype=dtype)
     if layout == "interleaved":
         sin_cols, cos_cols = slice(0, None, 2), slice(1, None, 2)
     else:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 
 def _describe(value: Any) -> str:
@@ -70,3 +71,18 @@ def float_dtype(value: Any, name: str = "dtype") -> np.dtype:
     if dtype.kind != "f":
         raise TypeError(f"{accepted}, got {dtype.name}")
     return dtype
+
+
+def real_array(value: Any, name: str, *, dtype: DTypeLike = np.float64) -> np.ndarray:
+    """Return ``value`` as an array of ``dtype``, checking it holds finite real numbers."""
+    accepted = f"{name} must be a number or an array of finite real numbers (int or float)"
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{accepted}, got {_describe(value)}") from None
+    if array.dtype.kind not in "iuf":
+        raise TypeError(f"{accepted}, got an array of dtype {array.dtype}")
+    array = array.astype(dtype)
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{accepted}; it holds nan or infinity")
+    return array

@@ -205,3 +205,33 @@ def test_float16_and_longdouble():
 @pytest.mark.parametrize("dtype", ["float32", np.dtype("float32"), "f8", float])
 def test_dtype_spellings(dtype):
     assert pelib.sinusoidal(2, 4, dtype=dtype).dtype == np.dtype(dtype)
+
+
+# --- arbitrary positions -----------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(positions=st.lists(starts, max_size=10), d_model=sizes, base=bases, layout=layouts)
+def test_encode_matches_the_formula(positions, d_model, base, layout):
+    got = pelib.encode(positions, d_model, base=base, layout=layout)
+    assert got.shape == (len(positions), d_model)
+    make = reference.row if layout == "interleaved" else reference.concat_row
+    for p, row in zip(positions, got):
+        assert reference.max_abs_diff([row], [make(p, d_model, base)]) <= reference.tolerance(p)
+
+
+def test_encode_keeps_the_shape_of_its_positions():
+    assert pelib.encode(7, 6).shape == (6,)
+    assert pelib.encode(np.arange(12).reshape(3, 4), 6).shape == (3, 4, 6)
+    grid = pelib.encode(np.arange(12).reshape(3, 4), 6)
+    assert reference.max_abs_diff(grid[2], reference.table(4, 6, start=8)) <= 1e-15
+    assert pelib.encode([], 6).shape == (0, 6)
+
+
+def test_encode_of_far_apart_positions():
+    # One slow column over a long range without the rows in between.
+    positions = [0, 1000, 58_469, 10**6]
+    got = pelib.encode(positions, 256, dtype=np.float32)
+    assert got.dtype == np.float32
+    expected = [reference.row(p, 256) for p in positions]
+    assert reference.max_abs_diff(got, expected) <= 1e-7

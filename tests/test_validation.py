@@ -103,5 +103,26 @@ def test_angles_beyond_the_float_range_are_rejected():
     for call in (pelib.frequencies, pelib.wavelengths, lambda d, base: pelib.sinusoidal(2, d, base=base)):
         with pytest.raises(ValueError, match=r"^base=5e-324 is too small for d_model=512"):
             call(512, base=5e-324)
-    with pytest.raises(ValueError, match=r"^start=1e\+300 with n_positions=2 and base=1e-300 gives angles"):
+    with pytest.raises(ValueError, match=r"^positions up to 1e\+300 with base=1e-300 give angles"):
         pelib.sinusoidal(2, 8, start=1e300, base=1e-300)
+
+
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [([0, float("nan")], ValueError), (float("inf"), ValueError), ([True, False], TypeError),
+     ([1j], TypeError), ("12", TypeError), ([[0, 1], [2]], TypeError), (None, TypeError), ([object()], TypeError)],
+)
+def test_bad_positions(value, error):
+    with pytest.raises(error, match=r"^positions must be a number or an array of finite real numbers"):
+        pelib.encode(value, 8)
+
+
+def test_encode_checks_its_other_arguments():
+    with pytest.raises(ValueError, match=r"^d_model must be an integer >= 1"):
+        pelib.encode([0, 1], 0)
+    with pytest.raises(ValueError, match=r"^layout must be one of"):
+        pelib.encode([0, 1], 4, layout="sin")
+    with pytest.raises(TypeError, match=r"^dtype must be a NumPy floating dtype"):
+        pelib.encode([0, 1], 4, dtype=int)
+    with pytest.raises(ValueError, match=r"^base must be a finite real number > 0"):
+        pelib.encode([0, 1], 4, base=-1)

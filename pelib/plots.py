@@ -1,0 +1,120 @@
+"""Figures of the book, drawn one way everywhere.
+
+Importing this module imports Matplotlib; ``import pelib`` alone does not.
+Each function draws on an existing :class:`~matplotlib.axes.Axes` (or a new
+one) and returns the axes, so a notebook cell composes them and ends with
+``plt.show()``.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.axes import Axes
+
+#: Diverging colour map for encoding values, which lie in [-1, 1].
+CMAP = "RdBu_r"
+#: Default size of a single-panel figure, in inches.
+FIGSIZE = (8.0, 4.0)
+
+
+def axes(ax: Axes | None = None, figsize: tuple[float, float] = FIGSIZE) -> Axes:
+    """Return ``ax``, or the axes of a new figure of size ``figsize``."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def heatmap(
+    table: np.ndarray,
+    ax: Axes | None = None,
+    *,
+    start: float = 0,
+    title: str | None = None,
+    colorbar: bool = True,
+) -> Axes:
+    """Draw an encoding table: positions down, dimensions across, values in [-1, 1].
+
+    Used in chapter 1 (:doc:`/notebooks/01_formula`) and later chapters.
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        Array of shape ``(n_positions, d_model)``.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure if omitted.
+    start : float, default 0
+        Position of the first row, for the vertical axis.
+    title : str, optional
+        Axes title.
+    colorbar : bool, default True
+        Whether to add a colour bar.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    table = np.asarray(table)
+    if table.ndim != 2:
+        raise ValueError(f"table must be a 2-D array (positions x dimensions), got shape {table.shape}")
+    ax = axes(ax)
+    n, d = table.shape
+    image = ax.imshow(
+        table, cmap=CMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest",
+        extent=(-0.5, d - 0.5, start + n - 0.5, start - 0.5),
+    )
+    ax.set_xlabel("dimension (column)")
+    ax.set_ylabel("position t")
+    if title:
+        ax.set_title(title)
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, label="value")
+    return ax
+
+
+def columns(
+    table: np.ndarray,
+    cols: list[int] | tuple[int, ...],
+    ax: Axes | None = None,
+    *,
+    positions: np.ndarray | None = None,
+    title: str | None = None,
+) -> Axes:
+    """Plot selected columns of an encoding table against position.
+
+    Used in chapter 1 (:doc:`/notebooks/01_formula`) and later chapters.
+
+    Parameters
+    ----------
+    table : numpy.ndarray
+        Array of shape ``(n_positions, d_model)``.
+    cols : sequence of int
+        Column indices to draw, one line each, labelled ``column ...``.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure if omitted.
+    positions : numpy.ndarray, optional
+        Position of each row, for the horizontal axis; ``0, 1, 2, ...`` if
+        omitted.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    table = np.asarray(table)
+    if table.ndim != 2:
+        raise ValueError(f"table must be a 2-D array (positions x dimensions), got shape {table.shape}")
+    ax = axes(ax)
+    if positions is None:
+        positions = np.arange(table.shape[0])
+    elif len(positions) != table.shape[0]:
+        raise ValueError(f"positions must have one entry per row ({table.shape[0]}), got {len(positions)}")
+    for col in cols:
+        ax.plot(positions, table[:, col], label=f"column {col}")
+    ax.set_xlabel("position t")
+    ax.set_ylabel("value")
+    ax.legend(loc="upper right", fontsize="small")
+    if title:
+        ax.set_title(title)
+    return ax

@@ -1,0 +1,59 @@
+"""pelib.plots draws what it is given, on the book's axes conventions."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from pelib import plots  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+def test_heatmap_shows_the_table_unchanged():
+    table = np.linspace(-1, 1, 12).reshape(3, 4)
+    ax = plots.heatmap(table, start=10, title="t")
+    (image,) = ax.get_images()
+    assert np.array_equal(image.get_array(), table)
+    assert image.get_clim() == (-1, 1)
+    # Row 0 is position 10 at the top, column j is centred on x = j.
+    assert image.get_extent() == [-0.5, 3.5, 12.5, 9.5]
+    assert ax.get_xlabel() == "dimension (column)" and ax.get_ylabel() == "position t"
+    assert len(ax.figure.axes) == 2  # the colour bar
+
+
+def test_columns_plots_each_column_against_position():
+    table = np.arange(20.0).reshape(5, 4)
+    ax = plots.columns(table, [1, 3], positions=np.arange(2, 7))
+    lines = ax.get_lines()
+    assert [line.get_label() for line in lines] == ["column 1", "column 3"]
+    assert lines[0].get_xdata().tolist() == [2, 3, 4, 5, 6]
+    assert lines[1].get_ydata().tolist() == [3, 7, 11, 15, 19]
+
+
+@pytest.mark.parametrize("draw", [plots.heatmap, lambda t: plots.columns(t, [0])])
+def test_plots_reject_non_tables(draw):
+    with pytest.raises(ValueError, match=r"^table must be a 2-D array"):
+        draw(np.zeros(5))
+
+
+def test_columns_needs_one_position_per_row():
+    with pytest.raises(ValueError, match=r"^positions must have one entry per row \(5\), got 4"):
+        plots.columns(np.zeros((5, 2)), [0], positions=np.arange(4))
+    assert plots.columns(np.zeros((5, 2)), [0]).get_lines()[0].get_xdata().tolist() == [0, 1, 2, 3, 4]
+
+
+def test_import_pelib_does_not_import_matplotlib():
+    import subprocess
+    import sys
+
+    code = "import sys, pelib; pelib.sinusoidal(3, 4); print('matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
