@@ -114,7 +114,7 @@ def columns(
         ax.plot(positions, table[:, col], label=f"column {col}")
     ax.set_xlabel("position t")
     ax.set_ylabel("value")
-    ax.legend(loc="upper right", fontsize="small")
+    ax.legend(loc="best", fontsize="small")
     if title:
         ax.set_title(title)
     return ax

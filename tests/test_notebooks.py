@@ -1,0 +1,101 @@
+"""The committed notebooks are clean, complete and shaped alike.
+
+nbval (``make test-notebooks``) re-runs them and compares outputs; these tests
+check what nbval does not: that what is saved is fit to be read and compared.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+import pelib
+from pelib import plots
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{4,}")
+# An absolute path: a slash-rooted path of two or more parts, or a Windows drive.
+ABSOLUTE_PATH = re.compile(r"(?<![\w:/.~-])/(?:home|root|tmp|usr|work|Users|var|opt)/|[A-Za-z]:\\\\")
+
+
+def load(path):
+    return json.loads(path.read_text())
+
+
+def code_cells(nb):
+    return [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+
+
+def output_text(output):
+    text = "".join(output.get("text", []))
+    for mime, value in output.get("data", {}).items():
+        if not mime.startswith("image/"):
+            text += json.dumps(value)
+    return text
+
+
+def test_every_chapter_is_in_the_table_of_contents():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    listed = {entry["file"] for part in toc["parts"] for entry in part["chapters"]}
+    assert NOTEBOOKS, "no notebooks found"
+    for nb in NOTEBOOKS:
+        assert f"notebooks/{nb.stem}" in listed
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+class TestNotebook:
+    def test_under_one_megabyte(self, path):
+        assert path.stat().st_size < 1_000_000
+
+    def test_executed_top_to_bottom(self, path):
+        counts = [c["execution_count"] for c in code_cells(load(path))]
+        assert counts == list(range(1, len(counts) + 1))
+
+    def test_no_errors_or_stderr(self, path):
+        for cell in code_cells(load(path)):
+            for output in cell["outputs"]:
+                assert output["output_type"] != "error", "".join(cell["source"])
+                assert output.get("name") != "stderr", output_text(output)
+
+    def test_no_addresses_paths_or_svg(self, path):
+        for cell in code_cells(load(path)):
+            for output in cell["outputs"]:
+                text = output_text(output)
+                assert not ADDRESS.search(text), text
+                assert not ABSOLUTE_PATH.search(text), text
+                assert "image/svg+xml" not in output.get("data", {})
+
+    def test_opens_and_closes_the_same_way(self, path):
+        cells = load(path)["cells"]
+        first = "".join(cells[0]["source"])
+        assert cells[0]["cell_type"] == "markdown" and first.startswith("# ")
+        assert "In this chapter you will learn" in first
+        imports = code_cells({"cells": cells})[0]
+        assert cells[1] is imports, "the second cell is the one imports cell"
+        assert "import pelib" in "".join(imports["source"])
+        assert "## Summary" in "".join(cells[-1]["source"])
+
+    def test_imports_only_in_the_first_code_cell(self, path):
+        for cell in code_cells(load(path))[1:]:
+            for line in "".join(cell["source"]).splitlines():
+                assert not re.match(r"\s*(import|from \S+ import) ", line), line
+
+    def test_does_not_redefine_pelib(self, path):
+        # Notebooks call pelib; a function of pelib's is never written again in a notebook,
+        # and pelib comes from the installed package, not from a path added by hand.
+        public = set(pelib.__all__) | {name for name in dir(plots) if not name.startswith("_")}
+        for cell in code_cells(load(path)):
+            source = "".join(cell["source"])
+            for name in re.findall(r"^\s*(?:def|class)\s+(\w+)", source, re.M):
+                assert name not in public, f"{name} is defined in pelib"
+            assert "sys.path" not in source
+
+    def test_figures_have_caption_name_and_alt_text(self, path):
+        for cell in code_cells(load(path)):
+            if any("image/png" in o.get("data", {}) for o in cell["outputs"]):
+                meta = cell["metadata"].get("mystnb", {})
+                assert meta.get("figure", {}).get("caption") and meta["figure"].get("name"), cell["source"]
+                assert len(meta.get("image", {}).get("alt", "")) > 40, cell["source"]
