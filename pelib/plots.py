@@ -19,10 +19,20 @@ FIGSIZE = (8.0, 4.0)
 
 
 def axes(ax: Axes | None = None, figsize: tuple[float, float] = FIGSIZE) -> Axes:
-    """Return ``ax``, or the axes of a new figure of size ``figsize``."""
+    """Return ``ax``, or the axes of a new figure of size ``figsize``.
+
+    Every figure of the book starts here, from chapter 1 (:doc:`/notebooks/01_formula`) on.
+    """
     if ax is None:
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
+
+
+def _as_table(table: np.ndarray) -> np.ndarray:
+    table = np.asarray(table)
+    if table.ndim != 2:
+        raise ValueError(f"table must be a 2-D array (positions x dimensions), got shape {table.shape}")
+    return table
 
 
 def heatmap(
@@ -54,9 +64,7 @@ def heatmap(
     -------
     matplotlib.axes.Axes
     """
-    table = np.asarray(table)
-    if table.ndim != 2:
-        raise ValueError(f"table must be a 2-D array (positions x dimensions), got shape {table.shape}")
+    table = _as_table(table)
     ax = axes(ax)
     n, d = table.shape
     image = ax.imshow(
@@ -102,9 +110,7 @@ def columns(
     -------
     matplotlib.axes.Axes
     """
-    table = np.asarray(table)
-    if table.ndim != 2:
-        raise ValueError(f"table must be a 2-D array (positions x dimensions), got shape {table.shape}")
+    table = _as_table(table)
     ax = axes(ax)
     if positions is None:
         positions = np.arange(table.shape[0])
