@@ -6,8 +6,24 @@ Importing ``pelib`` needs NumPy only; drawing lives in :mod:`pelib.plots`,
 which imports Matplotlib when it is imported itself.
 """
 
+from ._conventions import sinusoidal_direct, timing_signal
 from ._encoding import LAYOUTS, encode, frequencies, sinusoidal, wavelengths
+from ._shift import shift, shift_loop, shift_matmul, shift_matrix, shift_packed, shift_swap
 
 __version__ = "0.1.0"
 
-__all__ = ["LAYOUTS", "encode", "frequencies", "sinusoidal", "wavelengths"]
+__all__ = [
+    "LAYOUTS",
+    "encode",
+    "frequencies",
+    "shift",
+    "shift_loop",
+    "shift_matmul",
+    "shift_matrix",
+    "shift_packed",
+    "shift_swap",
+    "sinusoidal",
+    "sinusoidal_direct",
+    "timing_signal",
+    "wavelengths",
+]

@@ -86,3 +86,17 @@ def real_array(value: Any, name: str, *, dtype: DTypeLike = np.float64) -> np.nd
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{accepted}; it holds nan or infinity")
     return array
+
+
+def float_array(value: Any, name: str) -> np.ndarray:
+    """Return ``value`` as a floating-point array (integers become float64)."""
+    accepted = f"{name} must be an array of real numbers (int or float)"
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{accepted}, got {_describe(value)}") from None
+    if array.dtype.kind in "iu":
+        return array.astype(np.float64)
+    if array.dtype.kind != "f":
+        raise TypeError(f"{accepted}, got an array of dtype {array.dtype}")
+    return array

@@ -1,0 +1,130 @@
+"""Other ways of writing the encoding that are common in code (chapter 2)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import DTypeLike
+
+from . import _validate
+
+
+def timing_signal(
+    length: int,
+    channels: int,
+    *,
+    min_timescale: float = 1.0,
+    max_timescale: float = 1.0e4,
+    start_index: float = 0,
+) -> np.ndarray:
+    r"""The encoding of tensor2tensor's ``get_timing_signal_1d``, as that function computes it.
+
+    With :math:`K = \lfloor \text{channels}/2 \rfloor` timescales, the inverse
+    timescales are
+
+    .. math:: \nu_k = \text{min\_timescale} \cdot
+              \exp\!\Bigl(-k\,\frac{\log(\text{max\_timescale}/\text{min\_timescale})}{\max(K - 1, 1)}\Bigr),
+              \qquad k = 0, \ldots, K - 1,
+
+    and the signal of position :math:`p` is :math:`[\sin(p\nu) \mid \cos(p\nu)]`,
+    followed by one zero column when ``channels`` is odd. This is not the
+    paper's encoding: the layout is ``[sin | cos]``, the exponent is
+    :math:`k/(K-1)` instead of :math:`2k/d`, and ``min_timescale`` multiplies
+    the inverse timescales (so the timescales run from ``1/min_timescale``,
+    not ``min_timescale``). Chapter 2 (:doc:`/notebooks/02_code_equivalence`)
+    shows each difference.
+
+    Parameters
+    ----------
+    length : int
+        Number of positions, 0 or more.
+    channels : int
+        Number of columns, at least 1.
+    min_timescale, max_timescale : float, default 1.0 and 1.0e4
+        Finite and positive, as in tensor2tensor.
+    start_index : float, default 0
+        Position of the first row.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 array of shape ``(length, channels)`` (tensor2tensor returns
+        float32 with a leading axis of size 1).
+
+    Examples
+    --------
+    >>> timing_signal(2, 5, max_timescale=100.0).round(4)
+    array([[0.    , 0.    , 1.    , 1.    , 0.    ],
+           [0.8415, 0.01  , 0.5403, 1.    , 0.    ]])
+    """
+    length = _validate.size(length, "length", minimum=0)
+    channels = _validate.size(channels, "channels", minimum=1)
+    min_timescale = _validate.real(min_timescale, "min_timescale", positive=True)
+    max_timescale = _validate.real(max_timescale, "max_timescale", positive=True)
+    start_index = _validate.real(start_index, "start_index")
+
+    num_timescales = channels // 2
+    increment = math.log(max_timescale / min_timescale) / max(num_timescales - 1, 1)
+    inv_timescales = min_timescale * np.exp(-increment * np.arange(num_timescales))
+    angles = np.multiply.outer(start_index + np.arange(length, dtype=np.float64), inv_timescales)
+    signal = np.zeros((length, channels))
+    signal[:, :num_timescales] = np.sin(angles)
+    signal[:, num_timescales : 2 * num_timescales] = np.cos(angles)
+    return signal
+
+
+def sinusoidal_direct(
+    n_positions: int,
+    d_model: int,
+    *,
+    base: float = 10000.0,
+    dtype: DTypeLike = np.float64,
+) -> np.ndarray:
+    r"""The paper's table computed the way most framework code does, every step in ``dtype``.
+
+    Positions, frequencies :math:`\exp(-2k \log(\text{base}) / d)`, the angles
+    :math:`p\,\omega_k` and their sines and cosines are all formed in
+    ``dtype``, as in the PyTorch tutorial, the Annotated Transformer and Dive
+    into Deep Learning (which use float32). In float32 the angle is rounded to
+    24 bits before the sine is taken, so entries are wrong by about
+    :math:`p \cdot 2^{-24}`: around 3e-6 at position 49 and 1e-3 by a few
+    thousand. Compare :func:`sinusoidal`, which is accurate in every dtype.
+    Chapter 2 (:doc:`/notebooks/02_code_equivalence`) uses it for the
+    float32 implementations.
+
+    Parameters
+    ----------
+    n_positions : int
+        Number of rows, 0 or more.
+    d_model : int
+        Number of columns, at least 1 (an odd width ends with a sine column).
+    base : float, default 10000.0
+        Finite and positive.
+    dtype : numpy floating dtype, default numpy.float64
+        The precision of every step, and of the result.
+
+    Returns
+    -------
+    numpy.ndarray
+        Array of shape ``(n_positions, d_model)`` and type ``dtype``.
+
+    Examples
+    --------
+    >>> import pelib
+    >>> low = sinusoidal_direct(50, 512, dtype=np.float32)
+    >>> float(np.abs(low[49] - pelib.sinusoidal(50, 512)[49]).max()) > 1e-6
+    True
+    """
+    n_positions = _validate.size(n_positions, "n_positions", minimum=0)
+    d_model = _validate.size(d_model, "d_model", minimum=1)
+    base = _validate.real(base, "base", positive=True)
+    dtype = _validate.float_dtype(dtype)
+
+    position = np.arange(n_positions, dtype=dtype)[:, None]
+    div_term = np.exp(np.arange(0, d_model, 2, dtype=dtype) * dtype.type(-math.log(base) / d_model))
+    angles = position * div_term
+    table = np.empty((n_positions, d_model), dtype=dtype)
+    table[:, 0::2] = np.sin(angles)
+    table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    return table
