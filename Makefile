@@ -14,11 +14,12 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 BUILD := jupyter-book build . --all --warningiserror --nitpick --keep-going
 
-.PHONY: help env book test test-python test-notebooks test-book lab clean
+.PHONY: help env book test test-python test-notebooks test-book bench lab clean
 
 help:
 	@echo "make book   build the HTML book into _build/html"
 	@echo "make test   unit and property tests, nbval over every notebook, strict book build"
+	@echo "make bench  performance targets, measured as ratios in one process"
 	@echo "make lab    JupyterLab on notebooks/ with a kernel that has pelib"
 	@echo "make clean  remove _build"
 
@@ -47,6 +48,9 @@ test-notebooks: $(STAMP)
 
 test-book: $(STAMP)
 	$(BUILD)
+
+bench: $(STAMP)
+	python benchmarks/run.py
 
 lab: $(STAMP)
 	jupyter lab notebooks

@@ -8,7 +8,16 @@ which imports Matplotlib when it is imported itself.
 
 from ._conventions import sinusoidal_direct, timing_signal
 from ._encoding import LAYOUTS, encode, frequencies, sinusoidal, wavelengths
-from ._shift import shift, shift_loop, shift_matmul, shift_matrix, shift_packed, shift_swap
+from ._shift import (
+    packed_matrices,
+    shift,
+    shift_loop,
+    shift_matmul,
+    shift_matrix,
+    shift_packed,
+    shift_swap,
+    swap_vectors,
+)
 
 __version__ = "0.1.0"
 
@@ -16,6 +25,7 @@ __all__ = [
     "LAYOUTS",
     "encode",
     "frequencies",
+    "packed_matrices",
     "shift",
     "shift_loop",
     "shift_matmul",
@@ -24,6 +34,7 @@ __all__ = [
     "shift_swap",
     "sinusoidal",
     "sinusoidal_direct",
+    "swap_vectors",
     "timing_signal",
     "wavelengths",
 ]

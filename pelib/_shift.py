@@ -31,9 +31,16 @@ def _prepare(pe: ArrayLike, phi: float, base: float) -> tuple[np.ndarray, np.nda
     if pe.ndim == 0 or pe.shape[-1] == 0:
         raise ValueError(f"pe must have shape (..., d_model) with d_model >= 2, got shape {pe.shape}")
     _even_width(pe.shape[-1], "the last axis of pe (d_model)")
+    return pe, _angles(phi, pe.shape[-1], base)
+
+
+def _angles(phi: float, d_model: int, base: float) -> np.ndarray:
+    """The rotation angles w_k * phi of a shift by ``phi`` at an even width ``d_model``."""
+    d_model = _validate.size(d_model, "d_model", minimum=2)
+    _even_width(d_model, "d_model")
     phi = _validate.real(phi, "phi")
     base = _validate.real(base, "base", positive=True)
-    return pe, phi * _angular_frequencies(pe.shape[-1], base, np.float64)
+    return phi * _angular_frequencies(d_model, base, np.float64)
 
 
 def shift_matrix(phi: float, d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -75,11 +82,7 @@ def shift_matrix(phi: float, d_model: int, base: float = 10000.0) -> np.ndarray:
     >>> bool(np.allclose(t @ pelib.sinusoidal(1, 4, start=1)[0], pelib.sinusoidal(1, 4, start=1.5)[0]))
     True
     """
-    d_model = _validate.size(d_model, "d_model", minimum=2)
-    _even_width(d_model, "d_model")
-    phi = _validate.real(phi, "phi")
-    base = _validate.real(base, "base", positive=True)
-    theta = phi * _angular_frequencies(d_model, base, np.float64)
+    theta = _angles(phi, d_model, base)
     cos, sin = np.cos(theta), np.sin(theta)
     matrix = np.zeros((d_model, d_model))
     k = np.arange(d_model // 2)
@@ -166,17 +169,32 @@ def shift_matmul(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray
     return pe @ matrix.T
 
 
+def packed_matrices(phi: float, d_model: int, base: float = 10000.0) -> tuple[np.ndarray, np.ndarray]:
+    r"""The two 2 x d/2 matrices of approach 3: ``M1 = [cos; sin]`` and ``M2 = [-sin; cos]`` of w_k phi.
+
+    With a row packed as ``f = [sines; cosines]`` (shape 2 x d/2), the shifted
+    sines are ``(M1 * f).sum(axis=0)`` and the shifted cosines
+    ``(M2 * f).sum(axis=0)``. Chapter 3 (:doc:`/notebooks/03_shift_property`).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(M1, M2)``, each float64 of shape ``(2, d_model // 2)``.
+    """
+    theta = _angles(phi, d_model, base)
+    return np.stack([np.cos(theta), np.sin(theta)]), np.stack([-np.sin(theta), np.cos(theta)])
+
+
 def shift_packed(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray:
     """Approach 3: pack each row as a 2 x d/2 array and combine it with two 2 x d/2 matrices.
 
     ``M1 = [cos; sin]`` gives the new sines and ``M2 = [-sin; cos]`` the new
-    cosines, by element-wise products summed over the two rows. O(n d).
-    Same arguments and result as :func:`shift`.
+    cosines (see :func:`packed_matrices`), by element-wise products summed
+    over the two rows. O(n d). Same arguments and result as :func:`shift`.
     Chapter 3 (:doc:`/notebooks/03_shift_property`).
     """
-    pe, theta = _prepare(pe, phi, base)
-    m1 = np.stack([np.cos(theta), np.sin(theta)]).astype(pe.dtype, copy=False)
-    m2 = np.stack([-np.sin(theta), np.cos(theta)]).astype(pe.dtype, copy=False)
+    pe, _ = _prepare(pe, phi, base)
+    m1, m2 = (m.astype(pe.dtype, copy=False) for m in packed_matrices(phi, pe.shape[-1], base))
     packed = np.stack([pe[..., 0::2], pe[..., 1::2]], axis=-2)  # (..., 2, d/2)
     out = np.empty_like(pe)
     out[..., 0::2] = (m1 * packed).sum(axis=-2)
@@ -184,18 +202,34 @@ def shift_packed(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray
     return out
 
 
+def swap_vectors(phi: float, d_model: int, base: float = 10000.0) -> tuple[np.ndarray, np.ndarray]:
+    """The vectors ``a`` and ``b`` of approach 4, with ``PE(t + phi) = a * PE(t) + b * swapped``.
+
+    ``a = [cos w_0 phi, cos w_0 phi, cos w_1 phi, ...]`` and
+    ``b = [sin w_0 phi, -sin w_0 phi, sin w_1 phi, ...]``; ``swapped`` is the
+    row with its even and odd entries exchanged.
+    Chapter 3 (:doc:`/notebooks/03_shift_property`).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(a, b)``, each float64 of shape ``(d_model,)``.
+    """
+    theta = _angles(phi, d_model, base)
+    b = np.empty(d_model)
+    b[0::2], b[1::2] = np.sin(theta), -np.sin(theta)
+    return np.repeat(np.cos(theta), 2), b
+
+
 def shift_swap(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray:
     """Approach 4: ``a * pe + b * swapped``, with the even and odd entries of each row swapped.
 
-    ``a = [cos w_0 phi, cos w_0 phi, cos w_1 phi, ...]`` and
-    ``b = [sin w_0 phi, -sin w_0 phi, sin w_1 phi, ...]``. O(n d), no matrix.
-    Same arguments and result as :func:`shift`.
+    The vectors ``a`` and ``b`` come from :func:`swap_vectors`. O(n d), no
+    matrix. Same arguments and result as :func:`shift`.
     Chapter 3 (:doc:`/notebooks/03_shift_property`).
     """
-    pe, theta = _prepare(pe, phi, base)
-    a = np.repeat(np.cos(theta), 2).astype(pe.dtype, copy=False)
-    b = np.empty(pe.shape[-1], dtype=pe.dtype)
-    b[0::2], b[1::2] = np.sin(theta), -np.sin(theta)
+    pe, _ = _prepare(pe, phi, base)
+    a, b = (v.astype(pe.dtype, copy=False) for v in swap_vectors(phi, pe.shape[-1], base))
     swapped = np.empty_like(pe)
     swapped[..., 0::2], swapped[..., 1::2] = pe[..., 1::2], pe[..., 0::2]
     return a * pe + b * swapped

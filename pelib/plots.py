@@ -124,3 +124,113 @@ def columns(
     if title:
         ax.set_title(title)
     return ax
+
+
+def vectors(rows: dict[str, np.ndarray], ax: Axes | None = None, *, title: str | None = None) -> Axes:
+    """Plot one or more encoding rows against the dimension, one line each.
+
+    Used in chapter 3 (:doc:`/notebooks/03_shift_property`) to compare a row
+    with its shifted counterpart.
+
+    Parameters
+    ----------
+    rows : dict of str to numpy.ndarray
+        Label and 1-D vector of each line.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure if omitted.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    ax = axes(ax)
+    for label, row in rows.items():
+        row = np.asarray(row)
+        if row.ndim != 1:
+            raise ValueError(f"rows[{label!r}] must be a 1-D vector, got shape {row.shape}")
+        ax.plot(np.arange(len(row)), row, label=label, linewidth=1)
+    ax.set_xlabel("dimension (column)")
+    ax.set_ylabel("value")
+    ax.legend(loc="best", fontsize="small")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def matrix(m: np.ndarray, ax: Axes | None = None, *, title: str | None = None, colorbar: bool = True) -> Axes:
+    """Draw a matrix with a colour scale symmetric about zero, so zeros are white.
+
+    Used in chapter 3 (:doc:`/notebooks/03_shift_property`) for the shift
+    matrix and its packed forms.
+
+    Parameters
+    ----------
+    m : numpy.ndarray
+        2-D array.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure if omitted.
+    title : str, optional
+        Axes title.
+    colorbar : bool, default True
+        Whether to add a colour bar.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    m = _as_table(m)
+    ax = axes(ax)
+    limit = float(np.max(np.abs(m))) or 1.0
+    image = ax.imshow(m, cmap=CMAP, vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
+    ax.set_xlabel("column")
+    ax.set_ylabel("row")
+    if title:
+        ax.set_title(title)
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax)
+    return ax
+
+
+def loglog(
+    x: np.ndarray,
+    series: dict[str, np.ndarray],
+    ax: Axes | None = None,
+    *,
+    xlabel: str,
+    ylabel: str = "seconds per call",
+    title: str | None = None,
+) -> Axes:
+    """Plot measured costs on logarithmic axes, one line with markers per series.
+
+    Used in chapter 3 (:doc:`/notebooks/03_shift_property`) for timings.
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        The sizes measured.
+    series : dict of str to numpy.ndarray
+        Label and values (one per size) of each line.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure if omitted.
+    xlabel, ylabel : str
+        Axis labels.
+    title : str, optional
+        Axes title.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    ax = axes(ax)
+    for label, values in series.items():
+        if len(values) != len(x):
+            raise ValueError(f"series[{label!r}] must have one value per size ({len(x)}), got {len(values)}")
+        ax.loglog(x, values, marker="o", label=label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(loc="best", fontsize="small")
+    if title:
+        ax.set_title(title)
+    return ax

@@ -57,3 +57,29 @@ def test_import_pelib_does_not_import_matplotlib():
     code = "import sys, pelib; pelib.sinusoidal(3, 4); print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_vectors_plots_each_row_against_dimension():
+    ax = plots.vectors({"a": np.array([1.0, 2.0, 3.0]), "b": np.zeros(3)})
+    lines = ax.get_lines()
+    assert [line.get_label() for line in lines] == ["a", "b"]
+    assert lines[0].get_xdata().tolist() == [0, 1, 2] and lines[0].get_ydata().tolist() == [1, 2, 3]
+    with pytest.raises(ValueError, match=r"^rows\['c'\] must be a 1-D vector"):
+        plots.vectors({"c": np.zeros((2, 2))})
+
+
+def test_matrix_colour_scale_is_symmetric():
+    m = np.array([[0.0, -2.0], [0.5, 0.0]])
+    ax = plots.matrix(m)
+    (image,) = ax.get_images()
+    assert image.get_clim() == (-2.0, 2.0)
+    assert np.array_equal(image.get_array(), m)
+    assert plots.matrix(np.zeros((2, 2)), colorbar=False).get_images()[0].get_clim() == (-1.0, 1.0)
+
+
+def test_loglog_uses_log_axes_and_checks_lengths():
+    ax = plots.loglog(np.array([1, 10, 100]), {"f": np.array([1e-3, 1e-2, 1e-1])}, xlabel="n")
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert ax.get_lines()[0].get_ydata().tolist() == [1e-3, 1e-2, 1e-1]
+    with pytest.raises(ValueError, match=r"^series\['g'\] must have one value per size \(3\), got 2"):
+        plots.loglog(np.array([1, 10, 100]), {"g": np.array([1.0, 2.0])}, xlabel="n")

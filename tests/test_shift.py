@@ -168,3 +168,19 @@ def test_shift_matrix_arguments():
         pelib.shift_matrix(1, 4.0)
     with pytest.raises(ValueError, match=r"^phi must be a finite real number"):
         pelib.shift_matrix(float("inf"), 4)
+
+
+def test_packed_matrices_and_swap_vectors():
+    phi, d = 2.5, 8
+    m1, m2 = pelib.packed_matrices(phi, d)
+    a, b = pelib.swap_vectors(phi, d)
+    assert m1.shape == m2.shape == (2, 4) and a.shape == b.shape == (8,)
+    for k in range(4):
+        angle = phi * 10000.0 ** (-2 * k / d)
+        c, s = math.cos(angle), math.sin(angle)
+        assert [m1[0, k], m1[1, k], m2[0, k], m2[1, k]] == pytest.approx([c, s, -s, c], abs=1e-16)
+        assert [a[2 * k], a[2 * k + 1], b[2 * k], b[2 * k + 1]] == pytest.approx([c, c, s, -s], abs=1e-16)
+    with pytest.raises(ValueError, match=r"lone sine"):
+        pelib.packed_matrices(1.0, 7)
+    with pytest.raises(ValueError, match=r"lone sine"):
+        pelib.swap_vectors(1.0, 7)
