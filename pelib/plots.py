@@ -11,6 +11,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.ticker import MaxNLocator
 
 #: Diverging colour map for encoding values, which lie in [-1, 1].
 CMAP = "RdBu_r"
@@ -184,6 +185,8 @@ def matrix(m: np.ndarray, ax: Axes | None = None, *, title: str | None = None, c
     ax = axes(ax)
     limit = float(np.max(np.abs(m))) or 1.0
     image = ax.imshow(m, cmap=CMAP, vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("column")
     ax.set_ylabel("row")
     if title:
