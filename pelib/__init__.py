@@ -6,6 +6,7 @@ Importing ``pelib`` needs NumPy only; drawing lives in :mod:`pelib.plots`,
 which imports Matplotlib when it is imported itself.
 """
 
+from ._analysis import LinearFit, fit_linear_map, offset_distance, relative_dot
 from ._conventions import sinusoidal_direct, timing_signal
 from ._encoding import LAYOUTS, encode, frequencies, sinusoidal, wavelengths
 from ._shift import (
@@ -23,9 +24,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     "LAYOUTS",
+    "LinearFit",
     "encode",
+    "fit_linear_map",
     "frequencies",
+    "offset_distance",
     "packed_matrices",
+    "relative_dot",
     "shift",
     "shift_loop",
     "shift_matmul",

@@ -79,6 +79,7 @@ def sinusoidal_direct(
     d_model: int,
     *,
     base: float = 10000.0,
+    start: int = 0,
     dtype: DTypeLike = np.float64,
 ) -> np.ndarray:
     r"""The paper's table computed the way most framework code does, every step in ``dtype``.
@@ -101,6 +102,10 @@ def sinusoidal_direct(
         Number of columns, at least 1 (an odd width ends with a sine column).
     base : float, default 10000.0
         Finite and positive.
+    start : int, default 0
+        Position of the first row. The positions are rounded to ``dtype``
+        like everything else: in float32, from :math:`2^{24}` on, two
+        neighbouring positions can become the same number.
     dtype : numpy floating dtype, default numpy.float64
         The precision of every step, and of the result.
 
@@ -119,9 +124,10 @@ def sinusoidal_direct(
     n_positions = _validate.size(n_positions, "n_positions", minimum=0)
     d_model = _validate.size(d_model, "d_model", minimum=1)
     base = _validate.real(base, "base", positive=True)
+    start = _validate.size(start, "start", minimum=0)
     dtype = _validate.float_dtype(dtype)
 
-    position = np.arange(n_positions, dtype=dtype)[:, None]
+    position = (start + np.arange(n_positions)).astype(dtype)[:, None]
     div_term = np.exp(np.arange(0, d_model, 2, dtype=dtype) * dtype.type(-math.log(base) / d_model))
     angles = position * div_term
     table = np.empty((n_positions, d_model), dtype=dtype)
