@@ -84,10 +84,10 @@ def sinusoidal_direct(
 ) -> np.ndarray:
     r"""The paper's table computed the way most framework code does, every step in ``dtype``.
 
-    Positions, frequencies :math:`\exp(-2k \log(\text{base}) / d)`, the angles
-    :math:`p\,\omega_k` and their sines and cosines are all formed in
-    ``dtype``, as in the PyTorch tutorial, the Annotated Transformer and Dive
-    into Deep Learning (which use float32). In float32 the angle is rounded to
+    Positions and frequencies :math:`\exp(-2k \log(\text{base}) / d)` are
+    rounded to ``dtype``, and the angles :math:`p\,\omega_k` and their sines
+    and cosines are formed in ``dtype``, as in the PyTorch tutorial, the
+    Annotated Transformer and Dive into Deep Learning (which use float32). In float32 the angle is rounded to
     24 bits before the sine is taken, so entries are wrong by about
     :math:`p \cdot 2^{-24}`: around 3e-6 at position 49 and 1e-3 by a few
     thousand. Compare :func:`sinusoidal`, which is accurate in every dtype.
@@ -128,7 +128,9 @@ def sinusoidal_direct(
     dtype = _validate.float_dtype(dtype)
 
     position = (start + np.arange(n_positions)).astype(dtype)[:, None]
-    div_term = np.exp(np.arange(0, d_model, 2, dtype=dtype) * dtype.type(-math.log(base) / d_model))
+    # The frequencies are the correctly rounded values (framework exp may differ from them by an ulp);
+    # from here on every step is in dtype.
+    div_term = np.exp(np.arange(0, d_model, 2) * (-math.log(base) / d_model)).astype(dtype)
     angles = position * div_term
     table = np.empty((n_positions, d_model), dtype=dtype)
     table[:, 0::2] = np.sin(angles)

@@ -196,29 +196,37 @@ def matrix(m: np.ndarray, ax: Axes | None = None, *, title: str | None = None, c
     return ax
 
 
-def loglog(
+def lines(
     x: np.ndarray,
     series: dict[str, np.ndarray],
     ax: Axes | None = None,
     *,
     xlabel: str,
-    ylabel: str = "seconds per call",
+    ylabel: str,
+    xscale: str = "linear",
+    yscale: str = "linear",
+    markers: bool = False,
     title: str | None = None,
 ) -> Axes:
-    """Plot measured costs on logarithmic axes, one line with markers per series.
+    """Plot one or more series against a common ``x``, one labelled line each.
 
-    Used in chapter 3 (:doc:`/notebooks/03_shift_property`) for timings.
+    Used from chapter 3 (:doc:`/notebooks/03_shift_property`) on, for timings
+    on logarithmic axes, wavelengths and dot products.
 
     Parameters
     ----------
     x : numpy.ndarray
-        The sizes measured.
+        The common horizontal values.
     series : dict of str to numpy.ndarray
-        Label and values (one per size) of each line.
+        Label and values (one per ``x``) of each line.
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new figure if omitted.
     xlabel, ylabel : str
-        Axis labels.
+        Axis labels, with units.
+    xscale, yscale : {"linear", "log"}, default "linear"
+        Axis scales.
+    markers : bool, default False
+        Mark each point, for measurements at a few sizes.
     title : str, optional
         Axes title.
 
@@ -229,8 +237,10 @@ def loglog(
     ax = axes(ax)
     for label, values in series.items():
         if len(values) != len(x):
-            raise ValueError(f"series[{label!r}] must have one value per size ({len(x)}), got {len(values)}")
-        ax.loglog(x, values, marker="o", label=label)
+            raise ValueError(f"series[{label!r}] must have one value per x ({len(x)}), got {len(values)}")
+        ax.plot(x, values, marker="o" if markers else None, label=label)
+    ax.set_xscale(xscale)
+    ax.set_yscale(yscale)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.legend(loc="best", fontsize="small")

@@ -77,9 +77,12 @@ def test_matrix_colour_scale_is_symmetric():
     assert plots.matrix(np.zeros((2, 2)), colorbar=False).get_images()[0].get_clim() == (-1.0, 1.0)
 
 
-def test_loglog_uses_log_axes_and_checks_lengths():
-    ax = plots.loglog(np.array([1, 10, 100]), {"f": np.array([1e-3, 1e-2, 1e-1])}, xlabel="n")
+def test_lines_sets_scales_and_checks_lengths():
+    ax = plots.lines(np.array([1, 10, 100]), {"f": np.array([1e-3, 1e-2, 1e-1])}, xlabel="n", ylabel="s",
+                     xscale="log", yscale="log", markers=True)
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert ax.get_lines()[0].get_ydata().tolist() == [1e-3, 1e-2, 1e-1]
-    with pytest.raises(ValueError, match=r"^series\['g'\] must have one value per size \(3\), got 2"):
-        plots.loglog(np.array([1, 10, 100]), {"g": np.array([1.0, 2.0])}, xlabel="n")
+    assert ax.get_lines()[0].get_marker() == "o"
+    assert plots.lines(np.arange(2), {"g": np.ones(2)}, xlabel="x", ylabel="y").get_xscale() == "linear"
+    with pytest.raises(ValueError, match=r"^series\['g'\] must have one value per x \(3\), got 2"):
+        plots.lines(np.array([1, 10, 100]), {"g": np.array([1.0, 2.0])}, xlabel="n", ylabel="s")
