@@ -1,0 +1,378 @@
+"""Explorers: figures with controls, alive in a kernel and on the static website.
+
+An explorer shows a figure that depends on a few parameters, each with a short
+list of values. Every combination is rendered up front as a PNG frame, and the
+frames sit in nested ``ipywidgets.Stack`` widgets whose ``selected_index`` is
+linked in the browser (``jslink``) to the position of a slider. On the static
+website, where no Python runs, moving a slider therefore switches frames by
+itself. In a kernel the sliders also call Python, which recomputes the frame
+for the new values with pelib and redraws it.
+
+Each explorer draws into one Matplotlib figure that it keeps, updating the data
+of its artists rather than building a new figure, so an update costs tens of
+milliseconds. Frames are stored as palette PNGs to keep pages light.
+
+Importing this module imports Matplotlib, Pillow and ipywidgets; ``import pelib`` does not.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image
+
+import pelib
+
+from . import plots
+
+#: Resolution of explorer frames, in dots per inch.
+DPI = 64
+#: Colours kept in each frame's PNG palette.
+COLOURS = 96
+
+
+def to_png(fig: Figure) -> bytes:
+    """Draw ``fig`` and return it as a palette PNG (the figure stays open for the next frame)."""
+    fig.canvas.draw()
+    rgb = np.asarray(fig.canvas.buffer_rgba())[..., :3]
+    buffer = io.BytesIO()
+    Image.fromarray(rgb).quantize(colors=COLOURS).save(buffer, format="png")
+    return buffer.getvalue()
+
+
+class Explorer:
+    """A figure driven by sliders, each over a fixed list of values.
+
+    Built by the functions of this module, one per chapter: :func:`formula`,
+    :func:`shift`, :func:`wavelengths` and :func:`sin_only`. Display it as the
+    last expression of a cell (or with ``display``).
+
+    Parameters
+    ----------
+    setup : callable
+        ``setup()`` creates the figure and returns ``(fig, compute, draw)``:
+        ``compute(**values)`` computes with pelib everything the figure shows
+        for one combination of values, and ``draw(data)`` puts the result of
+        ``compute`` into the figure's artists.
+    controls : dict of str to (str, sequence)
+        For each parameter, its slider's description and its values.
+    defaults : dict
+        The value of each parameter shown first; each must be one of its values.
+    alt : callable
+        ``alt(**values)`` describes the frame for those values, as its alt text.
+    """
+
+    def __init__(
+        self,
+        setup: Callable[[], tuple[Figure, Callable[..., Any], Callable[[Any], None]]],
+        controls: dict[str, tuple[str, Sequence[Any]]],
+        defaults: dict[str, Any],
+        alt: Callable[..., str],
+    ) -> None:
+        for name, (_, values) in controls.items():
+            if defaults.get(name) not in list(values):
+                raise ValueError(f"defaults[{name!r}] must be one of {list(values)}, got {defaults.get(name)!r}")
+        self.figure, self.compute, self._draw = setup()
+        self.alt = alt
+        self.controls = {name: list(values) for name, (_, values) in controls.items()}
+        self.defaults = dict(defaults)
+        self.sliders = {
+            name: widgets.SelectionSlider(
+                options=[(_label(v), v) for v in values], value=defaults[name], description=description,
+                continuous_update=True, style={"description_width": "initial"},
+                layout=widgets.Layout(width="420px"),
+            )
+            for name, (description, values) in controls.items()
+        }
+        self._leaves: dict[tuple[int, ...], widgets.HTML] = {}
+        self._stacks: dict[str, list[widgets.Stack]] = {name: [] for name in controls}
+        self.view = self._stack(list(controls), ())
+        #: The browser-side links from each slider to the stacks it selects in.
+        self.links = [
+            widgets.jslink((self.sliders[name], "index"), (stack, "selected_index"))
+            for name, stacks in self._stacks.items()
+            for stack in stacks
+        ]
+        for slider in self.sliders.values():
+            slider.observe(self._redraw, names="index")
+        self.widget = widgets.VBox([*self.sliders.values(), self.view])
+
+    @property
+    def n_frames(self) -> int:
+        """Number of precomputed frames, one per combination of values."""
+        return len(self._leaves)
+
+    @property
+    def n_bytes(self) -> int:
+        """Total size of the precomputed frames as stored in the page, in bytes."""
+        return sum(len(leaf.value) for leaf in self._leaves.values())
+
+    def frame(self, **values: Any) -> bytes:
+        """Recompute and redraw the figure for one combination of values: the work of one update."""
+        self._draw(self.compute(**values))
+        return to_png(self.figure)
+
+    def html(self, **values: Any) -> str:
+        """The frame for ``values`` as an ``<img>`` element with its alt text."""
+        data = base64.b64encode(self.frame(**values)).decode("ascii")
+        return f'<img src="data:image/png;base64,{data}" alt="{html.escape(self.alt(**values))}">'
+
+
+    def current(self) -> dict[str, Any]:
+        """The values the sliders show now."""
+        return {name: slider.value for name, slider in self.sliders.items()}
+
+    def _stack(self, names: list[str], index: tuple[int, ...]) -> widgets.Widget:
+        if not names:
+            values = {name: self.controls[name][i] for name, i in zip(self.controls, index)}
+            leaf = widgets.HTML(value=self.html(**values))
+            self._leaves[index] = leaf
+            return leaf
+        name, rest = names[0], names[1:]
+        children = [self._stack(rest, (*index, i)) for i in range(len(self.controls[name]))]
+        stack = widgets.Stack(children=children, selected_index=self.controls[name].index(self.defaults[name]))
+        self._stacks[name].append(stack)
+        return stack
+
+    def _redraw(self, change: dict) -> None:
+        # In a kernel: recompute the frame the sliders now select, and show it.
+        index = tuple(slider.index for slider in self.sliders.values())
+        self._leaves[index].value = self.html(**self.current())
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return f"{value:,.0f}"
+    return str(value)
+
+
+def _figure(ncols: int, width: float) -> tuple[Figure, Any]:
+    # Outside pyplot: drawn only into frames, never shown by the notebook's inline backend.
+    fig = Figure(figsize=(width, 3.0), dpi=DPI)
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, ncols)
+    fig.subplots_adjust(left=0.07, right=0.97, bottom=0.17, top=0.88, wspace=0.3)
+    for ax in np.atleast_1d(axes):
+        ax.locator_params(nbins=5)
+    return fig, axes
+
+
+# --- chapter 1 -------------------------------------------------------------------------------
+
+
+def formula() -> Explorer:
+    """Explorer of chapter 1 (:doc:`/notebooks/01_formula`): width, number of positions and base.
+
+    Left, the table; right, its middle column (the sine of pair ``d/4``).
+    """
+
+    def setup():
+        fig, (left, right) = _figure(2, 9.0)
+        image = plots.heatmap(np.zeros((2, 2)), left, colorbar=False).get_images()[0]
+        (line,) = right.plot([], [])
+        right.set(xlabel="position t", ylabel="value", ylim=(-1.05, 1.05))
+
+        def compute(d_model, n_positions, base):
+            column = d_model // 2
+            return (d_model, n_positions, base, pelib.sinusoidal(n_positions, d_model, base=base),
+                    pelib.wavelengths(d_model, base)[column // 2])
+
+        def draw(data):
+            d_model, n_positions, base, table, wavelength = data
+            column = d_model // 2
+            image.set_data(table)
+            image.set_extent((-0.5, d_model - 0.5, n_positions - 0.5, -0.5))
+            left.set(xlim=(-0.5, d_model - 0.5), ylim=(n_positions - 0.5, -0.5),
+                     title=f"d = {d_model}, {n_positions} positions, base {_label(base)}")
+            line.set_data(np.arange(n_positions), table[:, column])
+            right.set(xlim=(0, n_positions - 1), title=f"column {column}: wavelength {wavelength:,.1f}")
+
+        return fig, compute, draw
+
+    return Explorer(
+        setup,
+        {"d_model": ("d_model", [16, 64, 256]), "n_positions": ("positions", [50, 200]),
+         "base": ("base", [100.0, 10000.0])},
+        {"d_model": 256, "n_positions": 200, "base": 10000.0},
+        lambda d_model, n_positions, base: (
+            f"Left: heatmap of the encoding for {n_positions} positions and width {d_model} with base "
+            f"{_label(base)}, fine stripes on the left widening to the right. Right: column {d_model // 2} "
+            f"against position, a wave of wavelength {pelib.wavelengths(d_model, base)[d_model // 4]:,.1f}."
+        ),
+    )
+
+
+# --- chapter 3 -------------------------------------------------------------------------------
+
+#: Offsets offered by the shift explorer.
+PHIS = [-100, -50, -20, -10, -5, -1, 0, 1, 5, 10, 20, 50, 100]
+
+
+def shift(d_model: int = 64, n_positions: int = 64, pair: int = 4, shown: int = 10) -> Explorer:
+    """Explorer of chapter 3 (:doc:`/notebooks/03_shift_property`): the offset ``phi``.
+
+    Left, the table; middle, the table shifted by ``phi`` with ``pelib.shift``;
+    right, one (sin, cos) pair of the first ``shown`` rows before and after the
+    shift, on the unit circle.
+    """
+    table = pelib.sinusoidal(n_positions, d_model)
+    w = pelib.frequencies(d_model)[pair]
+
+    def setup():
+        fig, (a, b, c) = _figure(3, 10.0)
+        plots.heatmap(table, a, title="PE(t)", colorbar=False)
+        image = plots.heatmap(table, b, colorbar=False).get_images()[0]
+        circle = np.linspace(0, 2 * math.pi, 200)
+        c.plot(np.sin(circle), np.cos(circle), color="0.85")
+        c.plot(table[:shown, 2 * pair], table[:shown, 2 * pair + 1], "o", color="C0", label=f"t = 0..{shown - 1}")
+        (moved,) = c.plot([], [], "o", color="C3", label="t + phi")
+        c.set(aspect="equal", xlabel=f"column {2 * pair} (sin)", ylabel=f"column {2 * pair + 1} (cos)")
+        c.legend(loc="lower left", fontsize="x-small")
+
+        def compute(phi):
+            return phi, pelib.shift(table, phi)
+
+        def draw(data):
+            phi, shifted = data
+            image.set_data(shifted)
+            image.set_extent((-0.5, d_model - 0.5, phi + n_positions - 0.5, phi - 0.5))
+            b.set(ylim=(phi + n_positions - 0.5, phi - 0.5), title=f"PE(t + {phi}), by pelib.shift")
+            moved.set_data(shifted[:shown, 2 * pair], shifted[:shown, 2 * pair + 1])
+            c.set_title(f"pair {pair} turned by {w * phi:.2f} rad")
+
+        return fig, compute, draw
+
+    return Explorer(
+        setup, {"phi": ("offset phi", PHIS)}, {"phi": 10},
+        lambda phi: (
+            f"Left: heatmap of positions 0 to {n_positions - 1}. Middle: the same table shifted by {phi}, "
+            f"labelled with positions {phi} to {phi + n_positions - 1}. Right: pair {pair} of the first "
+            f"{shown} positions on the unit circle, before (blue) and after the shift (red), every point "
+            f"turned by {w * phi:.2f} radians."
+        ),
+    )
+
+
+# --- chapter 4 -------------------------------------------------------------------------------
+
+
+def wavelengths() -> Explorer:
+    """Explorer of chapter 4 (:doc:`/notebooks/04_wavelengths`): the base and the width.
+
+    Left, the wavelength of every pair; right, the dot product of rows ``k``
+    apart, divided by its value ``d/2`` at ``k = 0``.
+    """
+    offsets = np.arange(-1000, 1001)
+
+    def setup():
+        fig, (left, right) = _figure(2, 9.0)
+        (lam_line,) = left.plot([], [], marker=".")
+        left.set(yscale="log", ylim=(1, 1e7), xlabel="pair index i", ylabel="wavelength (positions)")
+        (dot_line,) = right.plot(offsets, np.zeros(len(offsets)))
+        right.set(xlim=(-1000, 1000), ylim=(-0.5, 1.05), xlabel="offset k", ylabel="PE(t) . PE(t + k) / (d / 2)")
+
+        def compute(base, d_model):
+            return base, d_model, pelib.wavelengths(d_model, base), pelib.relative_dot(offsets, d_model, base)
+
+        def draw(data):
+            base, d_model, lam, dot = data
+            dot = dot / (d_model / 2)
+            lam_line.set_data(np.arange(len(lam)), lam)
+            left.set(xlim=(-0.5, len(lam) - 0.5), title=f"d = {d_model}, base {_label(base)}: longest {lam[-1]:,.0f}")
+            dot_line.set_ydata(dot)
+            right.set_title(f"dot product at k = 100: {dot[1100]:.3f}")
+
+        return fig, compute, draw
+
+    return Explorer(
+        setup,
+        {"base": ("base", [100.0, 10000.0, 500000.0]), "d_model": ("d_model", [16, 64, 256])},
+        {"base": 10000.0, "d_model": 256},
+        lambda base, d_model: (
+            f"Left: wavelengths of the {d_model // 2} pairs for width {d_model} and base {_label(base)}, a "
+            f"straight line on a logarithmic axis up to {pelib.wavelengths(d_model, base)[-1]:,.0f}. Right: "
+            "the dot product of rows k apart divided by d/2, a symmetric peak of 1 at k = 0 falling with "
+            "ripples on both sides."
+        ),
+    )
+
+
+# --- chapter 5 -------------------------------------------------------------------------------
+
+
+def sin_only_residuals(phi: float, d_model: int = 32, half_window: int = 200) -> np.ndarray:
+    """Relative residual, per frequency, of the best linear map from s(t) to s(t + phi) (chapter 5).
+
+    ``s(t)`` holds the sines of the ``d_model // 2`` frequencies of the
+    encoding, over ``t = -half_window .. half_window``.
+    """
+    omega = pelib.frequencies(d_model)
+    t = np.arange(-half_window, half_window + 1)
+    source, target = np.sin(np.multiply.outer(t, omega)), np.sin(np.multiply.outer(t + phi, omega))
+    return pelib.fit_linear_map(source, target).column_residuals
+
+
+def sin_only() -> Explorer:
+    """Explorer of chapter 5 (:doc:`/notebooks/05_sin_only`): the offset ``phi``.
+
+    The relative residual of the best sine-only linear shift, per frequency.
+    """
+
+    def setup():
+        fig, ax = _figure(1, 7.0)
+        (line,) = ax.plot(np.arange(16), np.ones(16), marker="o")
+        ax.set(yscale="log", ylim=(1e-4, 2), xlabel="frequency index k", ylabel="relative residual")
+
+        def compute(phi):
+            return phi, sin_only_residuals(phi)
+
+        def draw(data):
+            phi, residuals = data
+            line.set_ydata(residuals)
+            ax.set_title(f"sine only, phi = {phi}: root mean square {np.sqrt(np.mean(residuals ** 2)):.2f}")
+
+        return fig, compute, draw
+
+    return Explorer(
+        setup, {"phi": ("offset phi", [1, 2, 5, 10, 20, 50, 100])}, {"phi": 10},
+        lambda phi: (
+            f"Relative residual of the best sine-only linear shift by {phi}, for each of 16 frequencies, on a "
+            f"logarithmic axis; it ranges from {sin_only_residuals(phi).min():.3f} to "
+            f"{sin_only_residuals(phi).max():.3f}."
+        ),
+    )
+
+
+#: Every explorer of the book, by chapter.
+EXPLORERS = {"chapter 1": formula, "chapter 3": shift, "chapter 4": wavelengths, "chapter 5": sin_only}
+
+
+def update_times(explorer: Explorer, repeat: int = 5) -> tuple[float, float]:
+    """Best times, in seconds, of the two parts of one update of ``explorer`` at its defaults.
+
+    Returns ``(compute, redraw)``: the pelib computation, and drawing the
+    figure with its result and encoding the PNG frame.
+    """
+    compute = redraw = math.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        data = explorer.compute(**explorer.defaults)
+        middle = time.perf_counter()
+        explorer._draw(data)
+        to_png(explorer.figure)
+        end = time.perf_counter()
+        compute, redraw = min(compute, middle - start), min(redraw, end - middle)
+    return compute, redraw
