@@ -9,6 +9,7 @@ which imports Matplotlib when it is imported itself.
 from ._analysis import LinearFit, fit_linear_map, offset_distance, relative_dot
 from ._conventions import sinusoidal_direct, timing_signal
 from ._encoding import LAYOUTS, encode, frequencies, sinusoidal, wavelengths
+from ._rope import ROPE_LAYOUTS, apply_rope, rope_permutation
 from ._shift import (
     packed_matrices,
     shift,
@@ -25,12 +26,15 @@ __version__ = "0.1.0"
 __all__ = [
     "LAYOUTS",
     "LinearFit",
+    "ROPE_LAYOUTS",
+    "apply_rope",
     "encode",
     "fit_linear_map",
     "frequencies",
     "offset_distance",
     "packed_matrices",
     "relative_dot",
+    "rope_permutation",
     "shift",
     "shift_loop",
     "shift_matmul",
