@@ -247,3 +247,42 @@ def lines(
     if title:
         ax.set_title(title)
     return ax
+
+
+def bars(values: dict[str, float], ax: Axes | None = None, *, ylabel: str, title: str | None = None,
+         log: bool = False) -> Axes:
+    """Horizontal bars, one per labelled value, with the value written beside each bar.
+
+    Used in chapter 7 (:doc:`/notebooks/07_precision_and_speed`) for timings.
+
+    Parameters
+    ----------
+    values : dict of str to float
+        Label and value of each bar, drawn top to bottom.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw; a new figure if omitted.
+    ylabel : str
+        Label of the value axis (drawn horizontally).
+    title : str, optional
+        Axes title.
+    log : bool, default False
+        Logarithmic value axis.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    ax = axes(ax)
+    labels = list(values)
+    heights = [float(values[label]) for label in labels]
+    positions = np.arange(len(labels))[::-1]
+    ax.barh(positions, heights, color="C0")
+    ax.set_yticks(positions, labels)
+    if log:
+        ax.set_xscale("log")
+    for y, value in zip(positions, heights):
+        ax.annotate(f" {value:.3g}", (value, y), va="center", fontsize="small")
+    ax.set_xlabel(ylabel)
+    if title:
+        ax.set_title(title)
+    return ax

@@ -86,3 +86,13 @@ def test_lines_sets_scales_and_checks_lengths():
     assert plots.lines(np.arange(2), {"g": np.ones(2)}, xlabel="x", ylabel="y").get_xscale() == "linear"
     with pytest.raises(ValueError, match=r"^series\['g'\] must have one value per x \(3\), got 2"):
         plots.lines(np.array([1, 10, 100]), {"g": np.array([1.0, 2.0])}, xlabel="n", ylabel="s")
+
+
+def test_bars_draw_one_bar_per_value_top_down():
+    ax = plots.bars({"a": 3.0, "b": 1.0}, ylabel="ms")
+    patches = ax.patches
+    assert [p.get_width() for p in patches] == [3.0, 1.0]
+    assert patches[0].get_y() > patches[1].get_y()  # first label on top
+    labels = {tick: label.get_text() for tick, label in zip(ax.get_yticks(), ax.get_yticklabels())}
+    assert labels == {1: "a", 0: "b"}
+    assert plots.bars({"a": 10.0}, ylabel="ms", log=True).get_xscale() == "log"
