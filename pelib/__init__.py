@@ -2,8 +2,9 @@
 
 The helper library of the book *The Sinusoidal Positional Encoding*. Every
 function is explained, and checked, in the chapter its docstring names.
-Importing ``pelib`` needs NumPy only; drawing lives in :mod:`pelib.plots`,
-which imports Matplotlib when it is imported itself.
+Importing ``pelib`` needs NumPy only. Drawing lives in :mod:`pelib.plots`
+(Matplotlib), the interactive explorers in :mod:`pelib.explore` (ipywidgets)
+and timing helpers in :mod:`pelib.timing`; each is imported on its own.
 """
 
 from ._analysis import LinearFit, fit_linear_map, offset_distance, relative_dot
