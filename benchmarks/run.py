@@ -35,9 +35,10 @@ N, D = 8192, 1024
 
 def table_float64() -> list[bool]:
     """pelib.sinusoidal float64: >= 8x the direct formula, <= 2.5x numpy.ones, error <= the direct formula's."""
-    direct = best_time(pelib.sinusoidal_direct, N, D, repeat=3)
-    fast = best_time(pelib.sinusoidal, N, D, repeat=9)
-    ones = best_time(np.ones, (N, D), repeat=9)
+    # Best of many rounds: the least disturbed measurement of each, on a shared machine.
+    direct = best_time(pelib.sinusoidal_direct, N, D, repeat=5)
+    fast = best_time(pelib.sinusoidal, N, D, repeat=25)
+    ones = best_time(np.ones, (N, D), repeat=25)
     exact = pelib.encode(np.arange(N), D, dtype=np.longdouble)
     error_fast = float(np.abs(pelib.sinusoidal(N, D) - exact).max())
     error_direct = float(np.abs(pelib.sinusoidal_direct(N, D) - exact).max())
