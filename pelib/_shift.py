@@ -82,10 +82,14 @@ def shift_matrix(phi: float, d_model: int, base: float = 10000.0) -> np.ndarray:
     >>> bool(np.allclose(t @ pelib.sinusoidal(1, 4, start=1)[0], pelib.sinusoidal(1, 4, start=1.5)[0]))
     True
     """
-    theta = _angles(phi, d_model, base)
+    return _block_matrix(_angles(phi, d_model, base))
+
+
+def _block_matrix(theta: np.ndarray) -> np.ndarray:
     cos, sin = np.cos(theta), np.sin(theta)
+    d_model = 2 * len(theta)
     matrix = np.zeros((d_model, d_model))
-    k = np.arange(d_model // 2)
+    k = np.arange(len(theta))
     matrix[2 * k, 2 * k], matrix[2 * k, 2 * k + 1] = cos, sin
     matrix[2 * k + 1, 2 * k], matrix[2 * k + 1, 2 * k + 1] = -sin, cos
     return matrix
@@ -164,9 +168,8 @@ def shift_matmul(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray
     O(n d^2) work, almost all of it multiplying zeros. Same arguments and
     result as :func:`shift`. Chapter 3 (:doc:`/notebooks/03_shift_property`).
     """
-    pe, _ = _prepare(pe, phi, base)
-    matrix = shift_matrix(phi, pe.shape[-1], base).astype(pe.dtype, copy=False)
-    return pe @ matrix.T
+    pe, theta = _prepare(pe, phi, base)
+    return pe @ _block_matrix(theta).astype(pe.dtype, copy=False).T
 
 
 def packed_matrices(phi: float, d_model: int, base: float = 10000.0) -> tuple[np.ndarray, np.ndarray]:
@@ -181,7 +184,10 @@ def packed_matrices(phi: float, d_model: int, base: float = 10000.0) -> tuple[np
     tuple of numpy.ndarray
         ``(M1, M2)``, each float64 of shape ``(2, d_model // 2)``.
     """
-    theta = _angles(phi, d_model, base)
+    return _packed(_angles(phi, d_model, base))
+
+
+def _packed(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.stack([np.cos(theta), np.sin(theta)]), np.stack([-np.sin(theta), np.cos(theta)])
 
 
@@ -193,8 +199,8 @@ def shift_packed(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray
     over the two rows. O(n d). Same arguments and result as :func:`shift`.
     Chapter 3 (:doc:`/notebooks/03_shift_property`).
     """
-    pe, _ = _prepare(pe, phi, base)
-    m1, m2 = (m.astype(pe.dtype, copy=False) for m in packed_matrices(phi, pe.shape[-1], base))
+    pe, theta = _prepare(pe, phi, base)
+    m1, m2 = (m.astype(pe.dtype, copy=False) for m in _packed(theta))
     packed = np.stack([pe[..., 0::2], pe[..., 1::2]], axis=-2)  # (..., 2, d/2)
     out = np.empty_like(pe)
     out[..., 0::2] = (m1 * packed).sum(axis=-2)
@@ -215,8 +221,11 @@ def swap_vectors(phi: float, d_model: int, base: float = 10000.0) -> tuple[np.nd
     tuple of numpy.ndarray
         ``(a, b)``, each float64 of shape ``(d_model,)``.
     """
-    theta = _angles(phi, d_model, base)
-    b = np.empty(d_model)
+    return _swap(_angles(phi, d_model, base))
+
+
+def _swap(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    b = np.empty(2 * len(theta))
     b[0::2], b[1::2] = np.sin(theta), -np.sin(theta)
     return np.repeat(np.cos(theta), 2), b
 
@@ -228,8 +237,8 @@ def shift_swap(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray:
     matrix. Same arguments and result as :func:`shift`.
     Chapter 3 (:doc:`/notebooks/03_shift_property`).
     """
-    pe, _ = _prepare(pe, phi, base)
-    a, b = (v.astype(pe.dtype, copy=False) for v in swap_vectors(phi, pe.shape[-1], base))
+    pe, theta = _prepare(pe, phi, base)
+    a, b = (v.astype(pe.dtype, copy=False) for v in _swap(theta))
     swapped = np.empty_like(pe)
     swapped[..., 0::2], swapped[..., 1::2] = pe[..., 1::2], pe[..., 0::2]
     return a * pe + b * swapped
