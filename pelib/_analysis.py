@@ -18,27 +18,31 @@ def _pair_sums(offsets: ArrayLike, d_model: int, base: float, term) -> np.ndarra
     d_model = _validate.size(d_model, "d_model", minimum=2)
     if d_model % 2:
         raise ValueError(f"d_model must be even, got {d_model}: the closed forms sum over complete (sin, cos) pairs")
+    _validate.fits(d_model // 2, 8, "d_model")
     base = _validate.real(base, "base", positive=True)
     offsets = _validate.real_array(offsets, "offsets")
     omega = _angular_frequencies(d_model, base, np.float64)
     flat = offsets.reshape(-1)
     out = np.empty(flat.shape)
-    for begin in range(0, len(flat), _BLOCK):
-        block = flat[begin : begin + _BLOCK]
-        out[begin : begin + _BLOCK] = term(np.multiply.outer(block, omega)).sum(axis=-1)
+    block_size = max(1, _BLOCK * 64 // len(omega))  # about 2**21 angles at a time
+    with _validate.arithmetic("offsets and base", "the angles offset * w are"):
+        for begin in range(0, len(flat), block_size):
+            block = flat[begin : begin + block_size]
+            out[begin : begin + block_size] = term(np.multiply.outer(block, omega)).sum(axis=-1)
     return out.reshape(offsets.shape)
 
 
 def relative_dot(offsets: ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:
-    r"""The dot product :math:`PE(t) \cdot PE(t + k) = \sum_i \cos(\omega_i k)`, for each offset ``k``.
+    r"""The dot product :math:`PE(t) \cdot PE(t + \phi) = \sum_i \cos(\omega_i \phi)`, for each offset ``phi``.
 
-    It does not depend on ``t``. Chapter 4 (:doc:`/notebooks/04_wavelengths`)
-    derives it, plots it and checks what is said about it.
+    For an even width it does not depend on ``t``. Chapter 4
+    (:doc:`/notebooks/04_wavelengths`) derives it, plots it and checks what
+    is said about it.
 
     Parameters
     ----------
     offsets : array_like of real numbers
-        The offsets :math:`k` (any shape, finite).
+        The offsets :math:`\phi` (any shape, finite).
     d_model : int
         Even width of the encoding, at least 2.
     base : float, default 10000.0
@@ -47,7 +51,7 @@ def relative_dot(offsets: ArrayLike, d_model: int, base: float = 10000.0) -> np.
     Returns
     -------
     numpy.ndarray
-        Float64 array of the shape of ``offsets``; ``d_model / 2`` at ``k = 0``.
+        Float64 array of the shape of ``offsets``; ``d_model / 2`` at offset 0.
 
     Examples
     --------
@@ -58,9 +62,9 @@ def relative_dot(offsets: ArrayLike, d_model: int, base: float = 10000.0) -> np.
 
 
 def offset_distance(offsets: ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:
-    r"""The distance :math:`\lVert PE(t + k) - PE(t) \rVert = \sqrt{\sum_i 4 \sin^2(\omega_i k / 2)}`.
+    r"""The distance :math:`\lVert PE(t + \phi) - PE(t) \rVert = \sqrt{\sum_i 4 \sin^2(\omega_i \phi / 2)}`.
 
-    Equal to :math:`\sqrt{d - 2 \sum_i \cos(\omega_i k)}` (chapter 1) but
+    Equal to :math:`\sqrt{d - 2 \sum_i \cos(\omega_i \phi)}` (chapter 1) but
     written with half-angle sines, which keeps full relative accuracy for
     offsets whose rows nearly coincide. It does not depend on ``t``.
     Chapter 4 (:doc:`/notebooks/04_wavelengths`) uses it to find the closest
@@ -69,7 +73,7 @@ def offset_distance(offsets: ArrayLike, d_model: int, base: float = 10000.0) -> 
     Parameters
     ----------
     offsets : array_like of real numbers
-        The offsets :math:`k` (any shape, finite).
+        The offsets :math:`\phi` (any shape, finite).
     d_model : int
         Even width of the encoding, at least 2.
     base : float, default 10000.0
@@ -95,9 +99,9 @@ class LinearFit(NamedTuple):
     matrix: np.ndarray
     #: The offset ``b`` of an affine fit (zeros for a linear one), shape ``(d_target,)``.
     offset: np.ndarray
-    #: ``||fit - target|| / ||target||`` over all entries.
+    #: ``||fit - target|| / ||target||`` over all entries (the absolute error if the target is all zero).
     residual: float
-    #: The same ratio for each target column, shape ``(d_target,)``.
+    #: The same ratio for each target column, shape ``(d_target,)`` (absolute for an all-zero column).
     column_residuals: np.ndarray
 
 
@@ -110,8 +114,10 @@ def fit_linear_map(source: ArrayLike, target: ArrayLike, *, affine: bool = False
     Parameters
     ----------
     source, target : array_like
-        Real arrays of shapes ``(n, d_source)`` and ``(n, d_target)``, the
-        same number of rows.
+        Finite real arrays of shapes ``(n, d_source)`` and ``(n, d_target)``,
+        with the same number ``n >= 1`` of rows and at least one column each.
+        Each is scaled by a power of two before the fit, so magnitudes
+        anywhere in the float range are handled.
     affine : bool, default False
         Fit ``M @ s + b`` instead of ``M @ s``.
 
@@ -119,7 +125,15 @@ def fit_linear_map(source: ArrayLike, target: ArrayLike, *, affine: bool = False
     -------
     LinearFit
         The matrix, the offset, the overall relative residual and one relative
-        residual per target column (``nan`` for an all-zero column).
+        residual per target column. For an all-zero target column the fit is
+        exact and its residual is 0.
+
+    Raises
+    ------
+    ValueError
+        If the arrays are not 2-D, are empty, have different numbers of rows,
+        hold nan or infinity, or the fitted map itself is beyond the float
+        range (a target of order 1e300 fitted from a source of order 1e-300).
 
     Examples
     --------
@@ -129,23 +143,32 @@ def fit_linear_map(source: ArrayLike, target: ArrayLike, *, affine: bool = False
     (array([[0., 1.],
            [1., 0.]]), 0.0)
     """
-    source = _validate.float_array(source, "source")
-    target = _validate.float_array(target, "target")
-    if source.ndim != 2 or target.ndim != 2 or len(source) != len(target):
+    source = _validate.float_array(source, "source", ndim=2)
+    target = _validate.float_array(target, "target", ndim=2)
+    for name, array in (("source", source), ("target", target)):
+        if 0 in array.shape:
+            raise ValueError(f"{name} must have at least one row and one column, got shape {array.shape}")
+    if len(source) != len(target):
         raise ValueError(
-            "source and target must be 2-D arrays with the same number of rows, "
-            f"got shapes {source.shape} and {target.shape}"
+            f"source and target must have the same number of rows, got shapes {source.shape} and {target.shape}"
         )
-    if not isinstance(affine, (bool, np.bool_)):
-        raise TypeError(f"affine must be True or False, got {type(affine).__name__} {affine!r}")
-    design = np.hstack([source, np.ones((len(source), 1))]) if affine else source
-    solution, *_ = np.linalg.lstsq(design, target, rcond=None)
-    fitted = design @ solution
-    error = fitted - target
-    with np.errstate(invalid="ignore", divide="ignore"):
-        columns = np.linalg.norm(error, axis=0) / np.linalg.norm(target, axis=0)
-    total = np.linalg.norm(target)
+    affine = _validate.boolean(affine, "affine")
+    _validate.fits(source.shape[1] * target.shape[1] + source.size + target.size, 8, "source and target")
+    source, target = source.astype(np.float64), target.astype(np.float64)
+    # Powers of two bring both arrays to magnitudes near 1 without rounding.
+    e_source = int(np.frexp(np.max(np.abs(source)))[1])
+    e_target = int(np.frexp(np.max(np.abs(target)))[1])
+    s, t = np.ldexp(source, -e_source), np.ldexp(target, -e_target)
+    design = np.hstack([s, np.ones((len(s), 1))]) if affine else s
+    solution, *_ = np.linalg.lstsq(design, t, rcond=None)
+    error = design @ solution - t
+    error_norms, target_norms = np.linalg.norm(error, axis=0), np.linalg.norm(t, axis=0)
+    columns = np.where(target_norms > 0, error_norms / np.where(target_norms > 0, target_norms, 1), error_norms)
+    total = float(np.linalg.norm(t))
     residual = float(np.linalg.norm(error) / total) if total > 0 else float(np.linalg.norm(error))
-    matrix = solution[: source.shape[1]].T
-    offset = solution[-1] if affine else np.zeros(target.shape[1])
+    with _validate.arithmetic("source and target", "the fitted map has entries"):
+        matrix = np.ldexp(solution[: source.shape[1]].T, e_target - e_source)
+        offset = np.ldexp(solution[-1], e_target) if affine else np.zeros(target.shape[1])
+    if not (np.all(np.isfinite(matrix)) and np.all(np.isfinite(offset))):
+        raise ValueError("source and target: the fitted map has entries beyond the floating-point range")
     return LinearFit(matrix, offset, residual, columns)

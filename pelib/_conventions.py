@@ -23,14 +23,14 @@ def timing_signal(
     With :math:`K = \lfloor \text{channels}/2 \rfloor` timescales, the inverse
     timescales are
 
-    .. math:: \nu_k = \text{min\_timescale} \cdot
-              \exp\!\Bigl(-k\,\frac{\log(\text{max\_timescale}/\text{min\_timescale})}{\max(K - 1, 1)}\Bigr),
-              \qquad k = 0, \ldots, K - 1,
+    .. math:: \nu_i = \text{min\_timescale} \cdot
+              \exp\!\Bigl(-i\,\frac{\log(\text{max\_timescale}/\text{min\_timescale})}{\max(K - 1, 1)}\Bigr),
+              \qquad i = 0, \ldots, K - 1,
 
     and the signal of position :math:`p` is :math:`[\sin(p\nu) \mid \cos(p\nu)]`,
     followed by one zero column when ``channels`` is odd. This is not the
     paper's encoding: the layout is ``[sin | cos]``, the exponent is
-    :math:`k/(K-1)` instead of :math:`2k/d`, and ``min_timescale`` multiplies
+    :math:`i/(K-1)` instead of :math:`2i/d`, and ``min_timescale`` multiplies
     the inverse timescales (so the timescales run from ``1/min_timescale``,
     not ``min_timescale``). Chapter 2 (:doc:`/notebooks/02_code_equivalence`)
     shows each difference.
@@ -60,17 +60,22 @@ def timing_signal(
     """
     length = _validate.size(length, "length", minimum=0)
     channels = _validate.size(channels, "channels", minimum=1)
+    _validate.fits(length * channels, 8, "length and channels")
     min_timescale = _validate.real(min_timescale, "min_timescale", positive=True)
     max_timescale = _validate.real(max_timescale, "max_timescale", positive=True)
     start_index = _validate.real(start_index, "start_index")
 
     num_timescales = channels // 2
-    increment = math.log(max_timescale / min_timescale) / max(num_timescales - 1, 1)
-    inv_timescales = min_timescale * np.exp(-increment * np.arange(num_timescales))
-    angles = np.multiply.outer(start_index + np.arange(length, dtype=np.float64), inv_timescales)
-    signal = np.zeros((length, channels))
-    signal[:, :num_timescales] = np.sin(angles)
-    signal[:, num_timescales : 2 * num_timescales] = np.cos(angles)
+    names = "start_index, min_timescale and max_timescale"
+    with _validate.arithmetic(names, "the angles position * inverse timescale are"):
+        ratio = max_timescale / min_timescale  # as tensor2tensor computes it, unless the quotient overflows
+        log_ratio = math.log(ratio) if 0 < ratio < math.inf else math.log(max_timescale) - math.log(min_timescale)
+        increment = log_ratio / max(num_timescales - 1, 1)
+        inv_timescales = min_timescale * np.exp(-increment * np.arange(num_timescales))
+        angles = np.multiply.outer(start_index + np.arange(length, dtype=np.float64), inv_timescales)
+        signal = np.zeros((length, channels))
+        signal[:, :num_timescales] = np.sin(angles)
+        signal[:, num_timescales : 2 * num_timescales] = np.cos(angles)
     return signal
 
 
@@ -84,15 +89,18 @@ def sinusoidal_direct(
 ) -> np.ndarray:
     r"""The paper's table computed the way most framework code does, every step in ``dtype``.
 
-    Positions and frequencies :math:`\exp(-2k \log(\text{base}) / d)` are
-    rounded to ``dtype``, and the angles :math:`p\,\omega_k` and their sines
+    Positions and frequencies :math:`\exp(-2i \log(\text{base}) / d)` are
+    rounded to ``dtype``, and the angles :math:`p\,\omega_i` and their sines
     and cosines are formed in ``dtype``, as in the PyTorch tutorial, the
-    Annotated Transformer and Dive into Deep Learning (which use float32). In float32 the angle is rounded to
-    24 bits before the sine is taken, so entries are wrong by about
-    :math:`p \cdot 2^{-24}`: around 3e-6 at position 49 and 1e-3 by a few
-    thousand. Compare :func:`sinusoidal`, which is accurate in every dtype.
+    Annotated Transformer and Dive into Deep Learning (which use float32). In
+    float32 the angle is rounded to 24 bits before the sine is taken, so an
+    entry can be off by up to about :math:`2p \cdot 2^{-24}` (the rounding of
+    :math:`\omega_i` and of :math:`p\,\omega_i`): measured against mpmath at
+    :math:`d = 1024`, about 3e-6 at position 49, 4e-4 at 8,191 and 1e-3 by
+    position 20,000. Compare :func:`sinusoidal`, which rounds only the result.
     Chapter 2 (:doc:`/notebooks/02_code_equivalence`) uses it for the
-    float32 implementations.
+    float32 implementations, chapter 7 (:doc:`/notebooks/07_precision_and_speed`)
+    measures it.
 
     Parameters
     ----------
@@ -101,11 +109,13 @@ def sinusoidal_direct(
     d_model : int
         Number of columns, at least 1 (an odd width ends with a sine column).
     base : float, default 10000.0
-        Finite and positive.
+        Finite and positive, and such that every frequency is finite in ``dtype``.
     start : int, default 0
         Position of the first row. The positions are rounded to ``dtype``
         like everything else: in float32, from :math:`2^{24}` on, two
-        neighbouring positions can become the same number.
+        neighbouring positions can become the same number; in float16 from
+        2,048 on. Positions beyond the largest number of ``dtype`` (65,504 in
+        float16) are refused, where framework code would produce rows of nan.
     dtype : numpy floating dtype, default numpy.float64
         The precision of every step, and of the result.
 
@@ -116,9 +126,9 @@ def sinusoidal_direct(
 
     Examples
     --------
-    >>> import pelib
+    >>> import oracle
     >>> low = sinusoidal_direct(50, 512, dtype=np.float32)
-    >>> float(np.abs(low[49] - pelib.sinusoidal(50, 512)[49]).max()) > 1e-6
+    >>> float(oracle.error(low[49:], [49], 512).max()) > 1e-6
     True
     """
     n_positions = _validate.size(n_positions, "n_positions", minimum=0)
@@ -126,13 +136,26 @@ def sinusoidal_direct(
     base = _validate.real(base, "base", positive=True)
     start = _validate.size(start, "start", minimum=0)
     dtype = _validate.float_dtype(dtype)
-
-    position = (start + np.arange(n_positions)).astype(dtype)[:, None]
+    _validate.fits(n_positions * d_model, dtype.itemsize, "n_positions and d_model")
+    largest = float(np.finfo(dtype).max)
+    if n_positions and start + n_positions - 1 > largest:
+        raise ValueError(
+            f"start and n_positions: positions up to {start + n_positions - 1} are beyond the largest "
+            f"{dtype.name} ({largest:g}); framework code would give rows of nan there"
+        )
+    if start + n_positions < 2**63:
+        position = (start + np.arange(n_positions, dtype=np.int64)).astype(dtype)[:, None]
+    else:
+        position = (float(start) + np.arange(n_positions, dtype=np.float64)).astype(dtype)[:, None]
     # The frequencies are the correctly rounded values (framework exp may differ from them by an ulp);
     # from here on every step is in dtype.
-    div_term = np.exp(np.arange(0, d_model, 2) * (-math.log(base) / d_model)).astype(dtype)
-    angles = position * div_term
-    table = np.empty((n_positions, d_model), dtype=dtype)
-    table[:, 0::2] = np.sin(angles)
-    table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+    with np.errstate(over="ignore", under="ignore"):
+        div_term = np.exp(np.arange(0, d_model, 2) * (-math.log(base) / d_model)).astype(dtype)
+    if not np.all(np.isfinite(div_term)):
+        raise ValueError(f"base={base!r} is too small for d_model={d_model}: its frequencies overflow {dtype.name}")
+    with _validate.arithmetic("start, base and dtype", "the angles p * w are"):
+        angles = position * div_term
+        table = np.empty((n_positions, d_model), dtype=dtype)
+        table[:, 0::2] = np.sin(angles)
+        table[:, 1::2] = np.cos(angles[:, : d_model // 2])
     return table

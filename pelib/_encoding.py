@@ -11,7 +11,7 @@ LAYOUTS = ("interleaved", "concat")
 
 
 def _angular_frequencies(d_model: int, base: float, dtype: DTypeLike) -> np.ndarray:
-    """w_k = base ** (-2k / d_model) for k = 0 .. ceil(d_model / 2) - 1, in ``dtype``.
+    """w_i = base ** (-2i / d_model) for i = 0 .. ceil(d_model / 2) - 1, in ``dtype``.
 
     The arguments are already validated; a base so small that a frequency
     overflows is the one case left to reject.
@@ -27,8 +27,8 @@ def _angular_frequencies(d_model: int, base: float, dtype: DTypeLike) -> np.ndar
 def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     r"""Angular frequencies of the sinusoidal encoding.
 
-    .. math:: \omega_k = \mathrm{base}^{-2k/d_\mathrm{model}},
-              \qquad k = 0, 1, \ldots, \lceil d_\mathrm{model}/2 \rceil - 1.
+    .. math:: \omega_i = \mathrm{base}^{-2i/d_\mathrm{model}},
+              \qquad i = 0, 1, \ldots, \lceil d_\mathrm{model}/2 \rceil - 1.
 
     The first frequency is always 1 (wavelength :math:`2\pi`); they fall
     geometrically by a factor ``base ** (-2 / d_model)`` per step.
@@ -52,8 +52,9 @@ def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     TypeError
         If ``d_model`` is not an integer or ``base`` is not a real number.
     ValueError
-        If ``d_model < 1``, ``base`` is not finite and positive, or ``base`` is
-        so small (below about 1e-308) that a frequency overflows.
+        If ``d_model < 1`` (or so large that the result would not fit in half
+        of the machine's memory), ``base`` is not finite and positive, or
+        ``base`` is so small (below about 1e-308) that a frequency overflows.
 
     Examples
     --------
@@ -61,12 +62,13 @@ def frequencies(d_model: int, base: float = 10000.0) -> np.ndarray:
     array([1.  , 0.01])
     """
     d_model = _validate.size(d_model, "d_model", minimum=1)
+    _validate.fits((d_model + 1) // 2, 8, "d_model")
     base = _validate.real(base, "base", positive=True)
     return _angular_frequencies(d_model, base, np.float64)
 
 
 def wavelengths(d_model: int, base: float = 10000.0) -> np.ndarray:
-    r"""Wavelengths :math:`\lambda_k = 2\pi / \omega_k` of the sinusoidal encoding.
+    r"""Wavelengths :math:`\lambda_i = 2\pi / \omega_i` of the sinusoidal encoding.
 
     They run from :math:`2\pi` up to
     :math:`2\pi\,\mathrm{base}^{2(\lceil d/2 \rceil - 1)/d}`, which for even
@@ -108,9 +110,9 @@ def sinusoidal(
     Row ``t`` encodes position :math:`p = \mathrm{start} + t`. With
     ``layout="interleaved"`` (the paper's formula)
 
-    .. math:: PE_{p, 2k} = \sin(p\,\omega_k), \qquad PE_{p, 2k+1} = \cos(p\,\omega_k),
+    .. math:: PE_{p, 2i} = \sin(p\,\omega_i), \qquad PE_{p, 2i+1} = \cos(p\,\omega_i),
 
-    with :math:`\omega_k` from :func:`frequencies`. Chapter 1
+    with :math:`\omega_i` from :func:`frequencies`. Chapter 1
     (:doc:`/notebooks/01_formula`) explains the formula and the properties
     of the table.
 
@@ -135,22 +137,32 @@ def sinusoidal(
         that is ``ceil(d/2)`` sine columns followed by ``floor(d/2)`` cosine
         columns. The two layouts are a column permutation of each other.
     dtype : numpy floating dtype, default numpy.float64
-        Type of the result. Values are computed in double precision or better
-        and only the finished values are rounded, so a float32 table is within
-        1e-7 of the exact values even at position one million (forming the
-        angle in float32, as many frameworks do, is wrong by about 1e-3 at a
-        few thousand positions).
+        Type of the result. The angles are formed in long double precision
+        and only the finished values are rounded to ``dtype``.
 
     Notes
     -----
-    The table is not computed with one sine and one cosine per entry. The
-    first rows are, in long double precision; the rest follow by repeated
-    doubling with the shift property of chapter 3: rows ``t + m`` are rows
-    ``t`` with every (sin, cos) pair turned by :math:`\omega_k m`, one
-    complex multiplication per pair. At 8192 x 1024 this is about ten times
-    faster than the direct formula and more accurate than it; chapter 7
-    (:doc:`/notebooks/07_precision_and_speed`) measures both. A row can
-    therefore differ in its last bit depending on where the table starts.
+    **Accuracy.** It depends on the platform's long double. Where it has a
+    64-bit mantissa (the x87 format of x86-64 Linux, on which the book is
+    built), the error against the exact values (mpmath) is at most
+    :math:`6 \cdot 2^{-53} + |p| \cdot 2^{-63}` in float64, because each
+    angle carries the rounding of a long-double frequency: a few units in
+    the last place up to position 8,192, about 300 at :math:`2^{20}` and
+    :math:`10^{-10}` near :math:`2^{31}`; and at most :math:`2^{-25}`, the
+    rounding of the result, in float32 at every position below
+    :math:`2^{31}`. Where long double is double (Windows, macOS on Apple
+    silicon) the angles are no better than the direct formula's, whose
+    float64 error grows like :math:`|p| \cdot 2^{-53}`. Chapter 7
+    (:doc:`/notebooks/07_precision_and_speed`) measures all of this.
+
+    **Method.** The table is not computed with one sine and one cosine per
+    entry. The first 16 rows are, in long double precision; the rest follow
+    by repeated doubling with the shift property of chapter 3: rows
+    ``t + m`` are rows ``t`` with every (sin, cos) pair turned by
+    :math:`\omega_i m`, one complex multiplication per pair. ``make bench``
+    measures its speed against the direct formula and against
+    ``numpy.ones``. A row can differ in its last bits depending on where the
+    table starts.
 
     Returns
     -------
@@ -164,9 +176,10 @@ def sinusoidal(
         ``start`` is not a real number, ``layout`` is not a string or
         ``dtype`` is not a floating dtype.
     ValueError
-        If ``n_positions < 0``, ``d_model < 1``, ``base`` is not finite and
+        If ``n_positions < 0``, ``d_model < 1``, the table would need more
+        than half of the machine's memory, ``base`` is not finite and
         positive, ``start`` is not finite, ``layout`` is unknown, or the
-        largest angle :math:`|p|\,\omega_k` overflows the floating-point range.
+        largest angle :math:`|p|\,\omega_i` overflows the floating-point range.
 
     Examples
     --------
@@ -180,10 +193,11 @@ def sinusoidal(
     start = _validate.real(start, "start")
     layout = _validate.choice(layout, "layout", LAYOUTS)
     dtype = _validate.float_dtype(dtype)
+    _validate.fits(n_positions * d_model, dtype.itemsize, "n_positions and d_model")
+    _check_range(abs(start) + n_positions, d_model, base, "start and n_positions")
     if dtype == np.longdouble:
         positions = np.longdouble(start) + np.arange(n_positions, dtype=np.longdouble)
         return _table(positions, d_model, base, layout, dtype)
-    _check_range(abs(start) + n_positions, d_model, base)
     return _doubled_table(start, n_positions, d_model, base, layout, dtype)
 
 
@@ -195,13 +209,20 @@ def encode(
     layout: str = "interleaved",
     dtype: DTypeLike = np.float64,
 ) -> np.ndarray:
-    r"""Sinusoidal encodings of arbitrary positions.
+    r"""Sinusoidal encodings of arbitrary positions, by the direct formula.
 
-    The same values as :func:`sinusoidal`, for positions that need not be
+    The encoding of :func:`sinusoidal`, for positions that need not be
     consecutive: a scalar, a list, or an array of any shape. Useful for
     looking at one slow column over a long range, or at far-away positions,
     without building every row in between. Chapter 1
     (:doc:`/notebooks/01_formula`) uses it for the slowest dimension.
+
+    Each entry is ``sin`` or ``cos`` of the angle :math:`p\,\omega_i` formed
+    in double precision (in long double when ``dtype`` is long double), so
+    its error grows with the position like :math:`|p| \cdot 2^{-53}`: about
+    :math:`10^{-12}` at position 8,192 and :math:`2 \cdot 10^{-9}` at
+    :math:`2^{24}`. :func:`sinusoidal` is more accurate for far positions
+    (see its notes), so the two can differ in the last digits there.
 
     Parameters
     ----------
@@ -215,7 +236,7 @@ def encode(
     layout : {"interleaved", "concat"}, default "interleaved"
         Column order, as in :func:`sinusoidal`.
     dtype : numpy floating dtype, default numpy.float64
-        Type of the result, as in :func:`sinusoidal`.
+        Type of the result.
 
     Returns
     -------
@@ -228,7 +249,8 @@ def encode(
         If ``positions`` is not an array of real numbers, or another argument
         has the wrong type (see :func:`sinusoidal`).
     ValueError
-        If a position is not finite, or another argument is out of range.
+        If a position is not finite, the result would need more than half of
+        the machine's memory, or another argument is out of range.
 
     Examples
     --------
@@ -241,6 +263,9 @@ def encode(
     layout = _validate.choice(layout, "layout", LAYOUTS)
     dtype = _validate.float_dtype(dtype)
     positions = _validate.real_array(positions, "positions", dtype=_working_dtype(dtype))
+    _validate.fits(positions.size * d_model, dtype.itemsize, "positions and d_model")
+    if positions.size:
+        _check_range(np.max(np.abs(positions)), d_model, base, "positions")
     flat = _table(positions.reshape(-1), d_model, base, layout, dtype)
     return flat.reshape(positions.shape + (d_model,))
 
@@ -250,14 +275,14 @@ def _working_dtype(dtype: np.dtype) -> type:
     return np.longdouble if dtype == np.longdouble else np.float64
 
 
-def _check_range(largest_position: float, d_model: int, base: float) -> None:
+def _check_range(largest_position: float, d_model: int, base: float, names: str) -> None:
     """Reject positions whose angles p * w would overflow the floating-point range."""
     omega = _angular_frequencies(d_model, base, np.float64)
     with np.errstate(over="ignore"):
         largest = np.float64(largest_position) * np.max(omega)
     if not np.isfinite(largest):
         raise ValueError(
-            f"positions up to {float(largest_position)!r} with base={base!r} give angles "
+            f"{names}: positions up to {float(largest_position)!r} with base={base!r} give angles "
             "p * w beyond the floating-point range; use smaller positions or a larger base"
         )
 
@@ -272,8 +297,6 @@ def _columns(layout: str, d_model: int) -> tuple[slice, slice]:
 
 def _table(positions: np.ndarray, d_model: int, base: float, layout: str, dtype: np.dtype) -> np.ndarray:
     """The encoding of each position in the 1-D array ``positions``, directly (validated arguments)."""
-    if positions.size:
-        _check_range(np.max(np.abs(positions)), d_model, base)
     omega = _angular_frequencies(d_model, base, positions.dtype)
     angles = np.multiply.outer(positions, omega)
     table = np.empty((len(positions), d_model), dtype=dtype)
@@ -298,7 +321,7 @@ def _turn(offset: float, omega: np.ndarray) -> np.ndarray:
 
 
 def _fill_by_doubling(z: np.ndarray, start: float, omega: np.ndarray) -> None:
-    """Fill z[t, k] = sin(a) + i cos(a), a = w_k (start + t), for every row of ``z``."""
+    """Fill z[t, i] = sin(a) + 1j cos(a), a = w_i (start + t), for every row of ``z``."""
     n = len(z)
     block = min(n, _BLOCK)
     angles = np.multiply.outer(np.longdouble(start) + np.arange(block, dtype=np.longdouble), omega)
@@ -316,9 +339,10 @@ def _doubled_table(start: float, n: int, d_model: int, base: float, layout: str,
     Each (sin, cos) pair is held as the complex number z = sin(a) + i cos(a) = i e^{-ia}, so
     moving m positions is one multiplication, z(t + m) = z(t) e^{-i w m} (chapter 3). The first
     _BLOCK rows and every factor are computed in long double and rounded once; each doubling
-    step then costs one complex multiplication per pair, and the rounding errors of the
-    log2(n / _BLOCK) steps stay at a few units in the last place, below those of the direct
-    formula, whose angle p * w is itself rounded (chapter 7).
+    step then costs one complex multiplication per pair. The log2(n / _BLOCK) multiplications
+    add a few units in the last place; what grows with the position is the error of the
+    long-double angle p * w, about p * 2**-64 where long double has a 64-bit mantissa
+    (chapter 7 measures both against mpmath).
     """
     n_freq = (d_model + 1) // 2
     omega = _angular_frequencies(d_model, base, np.longdouble)

@@ -1,8 +1,8 @@
 """The linear shift of the sinusoidal encoding: PE(t + phi) = T(phi) PE(t).
 
-Each (sin, cos) pair of a row is a point on the unit circle at angle w_k t;
-moving the position by phi turns it by w_k phi. ``shift`` does that in one
-pass; ``shift_loop``, ``shift_matmul``, ``shift_packed`` and ``shift_swap``
+Each (sin, cos) pair of a row is a point on the unit circle; moving the
+position by phi turns it by w_i phi (clockwise, read in (sin, cos)
+coordinates). ``shift`` does that in one pass; ``shift_loop``, ``shift_matmul``, ``shift_packed`` and ``shift_swap``
 are the four ways of writing the same map that chapter 3 compares.
 """
 
@@ -26,7 +26,7 @@ def _even_width(d_model: int, name: str) -> None:
 
 
 def _prepare(pe: ArrayLike, phi: float, base: float) -> tuple[np.ndarray, np.ndarray]:
-    """Validate the arguments; return the rows as a float array and the angles w_k * phi."""
+    """Validate the arguments; return the rows as a float array and the angles w_i * phi."""
     pe = _validate.float_array(pe, "pe")
     if pe.ndim == 0 or pe.shape[-1] == 0:
         raise ValueError(f"pe must have shape (..., d_model) with d_model >= 2, got shape {pe.shape}")
@@ -35,22 +35,24 @@ def _prepare(pe: ArrayLike, phi: float, base: float) -> tuple[np.ndarray, np.nda
 
 
 def _angles(phi: float, d_model: int, base: float) -> np.ndarray:
-    """The rotation angles w_k * phi of a shift by ``phi`` at an even width ``d_model``."""
+    """The rotation angles w_i * phi of a shift by ``phi`` at an even width ``d_model``."""
     d_model = _validate.size(d_model, "d_model", minimum=2)
     _even_width(d_model, "d_model")
+    _validate.fits(d_model, 8, "d_model")
     phi = _validate.real(phi, "phi")
     base = _validate.real(base, "base", positive=True)
-    return phi * _angular_frequencies(d_model, base, np.float64)
+    with _validate.arithmetic("phi and base", "the angles phi * w are"):
+        return phi * _angular_frequencies(d_model, base, np.float64)
 
 
 def shift_matrix(phi: float, d_model: int, base: float = 10000.0) -> np.ndarray:
     r"""The block-diagonal matrix :math:`T(\phi)` with :math:`T(\phi)\,PE(t) = PE(t + \phi)`.
 
-    Block :math:`k` is the rotation acting on the pair
-    :math:`(\sin \omega_k t, \cos \omega_k t)`,
+    Block :math:`i` is the rotation acting on the pair
+    :math:`(\sin \omega_i t, \cos \omega_i t)`,
 
-    .. math:: M(k, \phi) = \begin{pmatrix} \cos \omega_k\phi & \sin \omega_k\phi \\
-              -\sin \omega_k\phi & \cos \omega_k\phi \end{pmatrix},
+    .. math:: M(i, \phi) = \begin{pmatrix} \cos \omega_i\phi & \sin \omega_i\phi \\
+              -\sin \omega_i\phi & \cos \omega_i\phi \end{pmatrix},
 
     for the interleaved layout of :func:`sinusoidal`. :math:`T(\phi)` is
     orthogonal, has determinant 1, and :math:`T(a)\,T(b) = T(a + b)`.
@@ -82,7 +84,9 @@ def shift_matrix(phi: float, d_model: int, base: float = 10000.0) -> np.ndarray:
     >>> bool(np.allclose(t @ pelib.sinusoidal(1, 4, start=1)[0], pelib.sinusoidal(1, 4, start=1.5)[0]))
     True
     """
-    return _block_matrix(_angles(phi, d_model, base))
+    theta = _angles(phi, d_model, base)
+    _validate.fits(len(theta) ** 2 * 4, 8, "d_model")
+    return _block_matrix(theta)
 
 
 def _block_matrix(theta: np.ndarray) -> np.ndarray:
@@ -141,7 +145,9 @@ def shift(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray:
         return shift_swap(pe, phi, base)
     pe = np.ascontiguousarray(pe)
     out = np.empty_like(pe)
-    np.multiply(pe.view(complex_type), np.exp(-1j * theta).astype(complex_type), out=out.view(complex_type))
+    factor = np.exp(-1j * theta).astype(complex_type)
+    with _validate.arithmetic("pe", "the shifted values are"):
+        np.multiply(pe.view(complex_type), factor, out=out.view(complex_type))
     return out
 
 
@@ -154,11 +160,12 @@ def shift_loop(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray:
     """
     pe, theta = _prepare(pe, phi, base)
     out = np.empty_like(pe)
-    for index in np.ndindex(pe.shape[:-1]):
-        row = pe[index]
-        for k, angle in enumerate(theta):
-            rotation = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
-            out[index][2 * k : 2 * k + 2] = rotation @ row[2 * k : 2 * k + 2]
+    with _validate.arithmetic("pe", "the shifted values are"):
+        for index in np.ndindex(pe.shape[:-1]):
+            row = pe[index]
+            for i, angle in enumerate(theta):
+                rotation = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+                out[index][2 * i : 2 * i + 2] = rotation @ row[2 * i : 2 * i + 2]
     return out
 
 
@@ -169,11 +176,13 @@ def shift_matmul(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray
     result as :func:`shift`. Chapter 3 (:doc:`/notebooks/03_shift_property`).
     """
     pe, theta = _prepare(pe, phi, base)
-    return pe @ _block_matrix(theta).astype(pe.dtype, copy=False).T
+    _validate.fits(len(theta) ** 2 * 4, 8, "pe")
+    with _validate.arithmetic("pe", "the shifted values are"):
+        return pe @ _block_matrix(theta).astype(pe.dtype, copy=False).T
 
 
 def packed_matrices(phi: float, d_model: int, base: float = 10000.0) -> tuple[np.ndarray, np.ndarray]:
-    r"""The two 2 x d/2 matrices of approach 3: ``M1 = [cos; sin]`` and ``M2 = [-sin; cos]`` of w_k phi.
+    r"""The two 2 x d/2 matrices of approach 3: ``M1 = [cos; sin]`` and ``M2 = [-sin; cos]`` of w_i phi.
 
     With a row packed as ``f = [sines; cosines]`` (shape 2 x d/2), the shifted
     sines are ``(M1 * f).sum(axis=0)`` and the shifted cosines
@@ -203,8 +212,9 @@ def shift_packed(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray
     m1, m2 = (m.astype(pe.dtype, copy=False) for m in _packed(theta))
     packed = np.stack([pe[..., 0::2], pe[..., 1::2]], axis=-2)  # (..., 2, d/2)
     out = np.empty_like(pe)
-    out[..., 0::2] = (m1 * packed).sum(axis=-2)
-    out[..., 1::2] = (m2 * packed).sum(axis=-2)
+    with _validate.arithmetic("pe", "the shifted values are"):
+        out[..., 0::2] = (m1 * packed).sum(axis=-2)
+        out[..., 1::2] = (m2 * packed).sum(axis=-2)
     return out
 
 
@@ -241,4 +251,5 @@ def shift_swap(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray:
     a, b = (v.astype(pe.dtype, copy=False) for v in _swap(theta))
     swapped = np.empty_like(pe)
     swapped[..., 0::2], swapped[..., 1::2] = pe[..., 1::2], pe[..., 0::2]
-    return a * pe + b * swapped
+    with _validate.arithmetic("pe", "the shifted values are"):
+        return a * pe + b * swapped

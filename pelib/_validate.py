@@ -3,100 +3,188 @@
 Each helper either returns the value in a canonical form or raises a
 ``TypeError`` (wrong kind of value) or ``ValueError`` (right kind, value out
 of range) whose message names the parameter and says what is accepted.
+``tests/test_bad_input.py`` holds every public function to that.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
 from numpy.typing import DTypeLike
 
 
-def _describe(value: Any) -> str:
-    return f"{type(value).__name__} {value!r}"
+def describe(value: Any) -> str:
+    """``type value`` for a message, shortened for long values."""
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(value).__name__} {text}"
 
 
 def _is_bool(value: Any) -> bool:
     return isinstance(value, (bool, np.bool_))
 
 
-def size(value: Any, name: str, *, minimum: int = 0) -> int:
-    """Return ``value`` as a Python int, checking it is an integer >= ``minimum``."""
-    accepted = f"{name} must be an integer >= {minimum}"
+def size(value: Any, name: str, *, minimum: int = 0, maximum: int | None = None) -> int:
+    """Return ``value`` as a Python int, checking ``minimum <= value (<= maximum)``."""
+    accepted = f"{name} must be an integer >= {minimum}" + (f" and <= {maximum}" if maximum is not None else "")
     if _is_bool(value) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{accepted} (int or NumPy integer), got {_describe(value)}")
+        raise TypeError(f"{accepted} (int or NumPy integer), got {describe(value)}")
     value = int(value)
-    if value < minimum:
-        raise ValueError(f"{accepted}, got {value}")
+    if value < minimum or (maximum is not None and value > maximum):
+        shown = value if abs(value) < 10**30 else f"an integer of {len(str(abs(value)))} digits"
+        raise ValueError(f"{accepted}, got {shown}")
     return value
 
 
-def real(value: Any, name: str, *, positive: bool = False) -> float:
-    """Return ``value`` as a finite float (strictly positive if ``positive``)."""
-    kind = "a finite real number > 0" if positive else "a finite real number"
+def real(value: Any, name: str, *, positive: bool = False, minimum: float | None = None,
+         maximum: float | None = None) -> float:
+    """Return ``value`` as a finite float, optionally > 0 and within ``[minimum, maximum]``."""
+    kind = "a finite real number" + (" > 0" if positive else "")
+    if minimum is not None:
+        kind += f" >= {minimum:g}"
+    if maximum is not None:
+        kind += f" <= {maximum:g}"
     if _is_bool(value) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be {kind} (int or float), got {_describe(value)}")
+        raise TypeError(f"{name} must be {kind} (int or float), got {describe(value)}")
     try:
         result = float(value)
-    except OverflowError:
-        result = math.inf
-    if not math.isfinite(result) or (positive and result <= 0):
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    except OverflowError:  # an integer or fraction beyond the float range
+        result = math.inf if value > 0 else -math.inf
+    if (
+        not math.isfinite(result)
+        or (positive and result <= 0)
+        or (minimum is not None and result < minimum)
+        or (maximum is not None and result > maximum)
+    ):
+        raise ValueError(f"{name} must be {kind}, got {describe(value)}")
     return result
+
+
+def boolean(value: Any, name: str) -> bool:
+    """Return ``value`` as a bool, accepting only True and False (Python or NumPy)."""
+    if not _is_bool(value):
+        raise TypeError(f"{name} must be True or False, got {describe(value)}")
+    return bool(value)
+
+
+def text(value: Any, name: str, *, optional: bool = False) -> str | None:
+    """Return ``value`` if it is a string (or None, if ``optional``)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        kind = "a string or None" if optional else "a string"
+        raise TypeError(f"{name} must be {kind}, got {describe(value)}")
+    return value
 
 
 def choice(value: Any, name: str, accepted: Iterable[str]) -> str:
     """Return ``value`` if it is one of the strings in ``accepted``."""
+    accepted = tuple(accepted)
     options = ", ".join(repr(a) for a in accepted)
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be one of {options}, got {_describe(value)}")
+        raise TypeError(f"{name} must be one of {options}, got {describe(value)}")
     if value not in accepted:
         raise ValueError(f"{name} must be one of {options}, got {value!r}")
+    return value
+
+
+def function(value: Any, name: str) -> Any:
+    """Return ``value`` if it can be called."""
+    if not callable(value) or isinstance(value, type) and issubclass(value, np.generic):
+        raise TypeError(f"{name} must be a function (a callable), got {describe(value)}")
     return value
 
 
 def float_dtype(value: Any, name: str = "dtype") -> np.dtype:
     """Return ``value`` as a NumPy floating-point dtype."""
     accepted = f"{name} must be a NumPy floating dtype (float16, float32, float64 or longdouble)"
-    if value is None:
-        raise TypeError(f"{accepted}, got None")
+    if value is None or _is_bool(value) or isinstance(value, (numbers.Number, bytes)):
+        raise TypeError(f"{accepted}, got {describe(value)}")
     try:
         dtype = np.dtype(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{accepted}, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{accepted}, got {describe(value)}") from None
     if dtype.kind != "f":
         raise TypeError(f"{accepted}, got {dtype.name}")
     return dtype
 
 
-def real_array(value: Any, name: str, *, dtype: DTypeLike = np.float64) -> np.ndarray:
-    """Return ``value`` as an array of ``dtype``, checking it holds finite real numbers."""
-    accepted = f"{name} must be a number or an array of finite real numbers (int or float)"
+def _array(value: Any, name: str, accepted: str) -> np.ndarray:
+    if _is_bool(value) or isinstance(value, (str, bytes, dict, set, frozenset)) or value is None:
+        raise TypeError(f"{accepted}, got {describe(value)}")
     try:
         array = np.asarray(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{accepted}, got {_describe(value)}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{accepted}, got {describe(value)} (not a rectangular array of numbers)") from None
+    if array.dtype.kind == "O":
+        raise TypeError(f"{accepted}, got {describe(value)} (an array of Python objects, such as integers "
+                        "beyond 64 bits, None or mixed types)")
     if array.dtype.kind not in "iuf":
         raise TypeError(f"{accepted}, got an array of dtype {array.dtype}")
-    array = array.astype(dtype)
+    return array
+
+
+def real_array(value: Any, name: str, *, dtype: DTypeLike = np.float64, ndim: int | None = None) -> np.ndarray:
+    """Return ``value`` as an array of ``dtype``, checking it holds finite real numbers."""
+    accepted = f"{name} must be a number or an array of finite real numbers (int or float)"
+    if ndim is not None:
+        accepted = f"{name} must be a {ndim}-D array of finite real numbers (int or float)"
+    array = _array(value, name, accepted)
+    if ndim is not None and array.ndim != ndim:
+        raise ValueError(f"{accepted}, got shape {array.shape}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        converted = array.astype(dtype)
+    if not np.all(np.isfinite(converted)):
+        raise ValueError(f"{accepted}; it holds nan or infinity, or numbers beyond the range of {np.dtype(dtype).name}")
+    return converted
+
+
+def float_array(value: Any, name: str, *, ndim: int | None = None) -> np.ndarray:
+    """Return ``value`` as a finite floating-point array (integers become float64)."""
+    accepted = f"{name} must be an array of finite real numbers (int or float)"
+    if ndim is not None:
+        accepted = f"{name} must be a {ndim}-D array of finite real numbers (int or float)"
+    array = _array(value, name, accepted)
+    if ndim is not None and array.ndim != ndim:
+        raise ValueError(f"{accepted}, got shape {array.shape}")
+    if array.dtype.kind in "iu":
+        with np.errstate(over="ignore", invalid="ignore"):
+            array = array.astype(np.float64)
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{accepted}; it holds nan or infinity")
     return array
 
 
-def float_array(value: Any, name: str) -> np.ndarray:
-    """Return ``value`` as a floating-point array (integers become float64)."""
-    accepted = f"{name} must be an array of real numbers (int or float)"
+def _memory() -> int:
+    """Bytes of physical memory of this machine (2**40 where the system does not say)."""
     try:
-        array = np.asarray(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{accepted}, got {_describe(value)}") from None
-    if array.dtype.kind in "iu":
-        return array.astype(np.float64)
-    if array.dtype.kind != "f":
-        raise TypeError(f"{accepted}, got an array of dtype {array.dtype}")
-    return array
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        return 2**40
+
+
+def fits(entries: int, itemsize: int, names: str) -> None:
+    """Refuse a result of ``entries`` items of ``itemsize`` bytes that would need over half the memory."""
+    needed = entries * itemsize
+    limit = _memory() // 2
+    if needed > limit:
+        gib = f"{needed / 2**30:.3g} GiB" if needed < 2**1000 else f"about 10**{len(str(needed)) - 10} GiB"
+        raise ValueError(f"{names} ask for a result of {gib}, more than half of this machine's memory "
+                         f"({limit * 2 / 2**30:.3g} GiB)")
+
+
+@contextlib.contextmanager
+def arithmetic(name: str, what: str) -> Iterator[None]:
+    """Turn a floating-point overflow or invalid operation inside the block into a ValueError naming ``name``."""
+    try:
+        with np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"):
+            yield
+    except FloatingPointError:
+        raise ValueError(f"{name}: {what} beyond the floating-point range") from None

@@ -33,7 +33,7 @@ from PIL import Image
 
 import pelib
 
-from . import plots
+from . import _validate, plots
 
 #: Resolution of explorer frames, in dots per inch.
 DPI = 64
@@ -43,8 +43,11 @@ COLOURS = 96
 
 def to_png(fig: Figure) -> bytes:
     """Draw ``fig`` and return it as a palette PNG (the figure stays open for the next frame)."""
-    fig.canvas.draw()
-    rgb = np.asarray(fig.canvas.buffer_rgba())[..., :3]
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a Matplotlib Figure, got {_validate.describe(fig)}")
+    canvas = fig.canvas if hasattr(fig.canvas, "buffer_rgba") else FigureCanvasAgg(fig)
+    canvas.draw()
+    rgb = np.asarray(canvas.buffer_rgba())[..., :3]
     buffer = io.BytesIO()
     Image.fromarray(rgb).quantize(colors=COLOURS).save(buffer, format="png")
     return buffer.getvalue()
@@ -79,10 +82,27 @@ class Explorer:
         defaults: dict[str, Any],
         alt: Callable[..., str],
     ) -> None:
+        setup = _validate.function(setup, "setup")
+        alt = _validate.function(alt, "alt")
+        if not isinstance(controls, dict) or not controls:
+            raise TypeError(f"controls must be a non-empty dict of name to (description, values), "
+                            f"got {_validate.describe(controls)}")
+        for name, control in controls.items():
+            _validate.text(name, "controls (a name)")
+            if (not isinstance(control, tuple) or len(control) != 2 or not isinstance(control[0], str)
+                    or not isinstance(control[1], (list, tuple)) or not control[1]):
+                raise TypeError(f"controls[{name!r}] must be a pair (description, non-empty list of values), "
+                                f"got {_validate.describe(control)}")
+        if not isinstance(defaults, dict):
+            raise TypeError(f"defaults must be a dict of name to value, got {_validate.describe(defaults)}")
         for name, (_, values) in controls.items():
             if defaults.get(name) not in list(values):
                 raise ValueError(f"defaults[{name!r}] must be one of {list(values)}, got {defaults.get(name)!r}")
-        self.figure, self.compute, self._draw = setup()
+        made = setup()
+        if not (isinstance(made, tuple) and len(made) == 3 and isinstance(made[0], Figure)
+                and callable(made[1]) and callable(made[2])):
+            raise TypeError(f"setup must return (figure, compute, draw), got {_validate.describe(made)}")
+        self.figure, self.compute, self._draw = made
         self.alt = alt
         self.controls = {name: list(values) for name, (_, values) in controls.items()}
         self.defaults = dict(defaults)
@@ -117,8 +137,22 @@ class Explorer:
         """Total size of the precomputed frames as stored in the page, in bytes."""
         return sum(len(leaf.value) for leaf in self._leaves.values())
 
+    def _check(self, values: dict[str, Any]) -> None:
+        for name, value in values.items():
+            if name not in self.controls:
+                raise TypeError(f"{name} is not a control of this explorer (they are {', '.join(self.controls)})")
+            if not any(value is v or (type(value) is type(v) and value == v) for v in self.controls[name]):
+                raise ValueError(f"{name} must be one of {self.controls[name]}, got {_validate.describe(value)}")
+        missing = set(self.controls) - set(values)
+        if missing:
+            raise TypeError(f"a value is needed for every control: {', '.join(sorted(missing))} missing")
+
     def frame(self, **values: Any) -> bytes:
-        """Recompute and redraw the figure for one combination of values: the work of one update."""
+        """Recompute and redraw the figure for one combination of values: the work of one update.
+
+        Each value must be one of its control's values.
+        """
+        self._check(values)
         self._draw(self.compute(**values))
         return to_png(self.figure)
 
@@ -228,6 +262,16 @@ def shift(d_model: int = 64, n_positions: int = 64, pair: int = 4, shown: int = 
     right, one (sin, cos) pair of the first ``shown`` rows before and after the
     shift, on the unit circle.
     """
+    d_model = _validate.size(d_model, "d_model", minimum=2, maximum=1024)
+    if d_model % 2:
+        raise ValueError(f"d_model must be even, got {d_model}")
+    n_positions = _validate.size(n_positions, "n_positions", minimum=1, maximum=1024)
+    pair = _validate.size(pair, "pair", minimum=0)
+    if pair >= d_model // 2:
+        raise ValueError(f"pair must be below d_model // 2 = {d_model // 2}, got {pair}")
+    shown = _validate.size(shown, "shown", minimum=1)
+    if shown > n_positions:
+        raise ValueError(f"shown must be at most n_positions = {n_positions}, got {shown}")
     table = pelib.sinusoidal(n_positions, d_model)
     w = pelib.frequencies(d_model)[pair]
 
@@ -319,6 +363,11 @@ def sin_only_residuals(phi: float, d_model: int = 32, half_window: int = 200) ->
     ``s(t)`` holds the sines of the ``d_model // 2`` frequencies of the
     encoding, over ``t = -half_window .. half_window``.
     """
+    phi = _validate.real(phi, "phi")
+    d_model = _validate.size(d_model, "d_model", minimum=2, maximum=1024)
+    if d_model % 2:
+        raise ValueError(f"d_model must be even, got {d_model}")
+    half_window = _validate.size(half_window, "half_window", minimum=1, maximum=100_000)
     omega = pelib.frequencies(d_model)
     t = np.arange(-half_window, half_window + 1)
     source, target = np.sin(np.multiply.outer(t, omega)), np.sin(np.multiply.outer(t + phi, omega))
@@ -366,6 +415,9 @@ def update_times(explorer: Explorer, repeat: int = 5) -> tuple[float, float]:
     Returns ``(compute, redraw)``: the pelib computation, and drawing the
     figure with its result and encoding the PNG frame.
     """
+    if not isinstance(explorer, Explorer):
+        raise TypeError(f"explorer must be an Explorer, got {_validate.describe(explorer)}")
+    repeat = _validate.size(repeat, "repeat", minimum=1, maximum=100)
     compute = redraw = math.inf
     for _ in range(repeat):
         start = time.perf_counter()

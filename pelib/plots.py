@@ -8,32 +8,92 @@ one) and returns the axes, so a notebook cell composes them and ends with
 
 from __future__ import annotations
 
+import warnings
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
+
+from . import _validate
 
 #: Diverging colour map for encoding values, which lie in [-1, 1].
 CMAP = "RdBu_r"
 #: Default size of a single-panel figure, in inches.
 FIGSIZE = (8.0, 4.0)
+#: Largest magnitude drawn: Matplotlib's margins around values near the float limit overflow.
+LIMIT = 1e300
+#: Accepted figure widths and heights, in inches.
+FIGSIZE_RANGE = (1.0, 100.0)
+SCALES = ("linear", "log")
+#: Largest first position of a heatmap: beyond it, neighbouring rows are no longer apart in float64.
+POSITION_LIMIT = 2.0**50
 
 
 def axes(ax: Axes | None = None, figsize: tuple[float, float] = FIGSIZE) -> Axes:
     """Return ``ax``, or the axes of a new figure of size ``figsize``.
 
     Every figure of the book starts here, from chapter 1 (:doc:`/notebooks/01_formula`) on.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes or None
+        Axes to draw on; ``None`` makes a new figure.
+    figsize : pair of float, default FIGSIZE
+        Width and height of a new figure, each from 1 to 100 inches.
     """
+    ax = _axes_argument(ax)
+    if not isinstance(figsize, (tuple, list)) or len(figsize) != 2:
+        raise TypeError(f"figsize must be a pair (width, height) of numbers, got {_validate.describe(figsize)}")
+    low, high = FIGSIZE_RANGE
+    size = tuple(_validate.real(v, "figsize", minimum=low, maximum=high) for v in figsize)
     if ax is None:
-        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+        _, ax = plt.subplots(figsize=size, layout="constrained")
     return ax
 
 
+def _axes_argument(ax) -> Axes | None:
+    if ax is not None and not isinstance(ax, Axes):
+        raise TypeError(f"ax must be Matplotlib Axes or None, got {_validate.describe(ax)}")
+    return ax
+
+
+def _data(value, name: str, ndim: int, *, positive: bool = False) -> np.ndarray:
+    """A non-empty finite float64 array of ``ndim`` dimensions whose values can be drawn."""
+    array = _validate.float_array(value, name, ndim=ndim).astype(np.float64)
+    if array.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {array.shape}")
+    if np.max(np.abs(array)) > LIMIT:
+        raise ValueError(f"{name} must hold values of magnitude at most {LIMIT:g} to be drawn")
+    if positive and np.min(array) <= 0:
+        raise ValueError(f"{name} must be positive on a logarithmic axis, got a minimum of {np.min(array)!r}")
+    return array
+
+
+def _text(value, name: str, *, optional: bool = False) -> str | None:
+    """A string (or None, if ``optional``) that Matplotlib draws without an error or a warning."""
+    value = _validate.text(value, name, optional=optional)
+    if value:
+        figure = Figure(figsize=(2, 1))
+        FigureCanvasAgg(figure)
+        figure.text(0, 0, value)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                figure.canvas.draw()
+        except (ValueError, UserWarning, RuntimeError) as problem:
+            message = str(problem).splitlines()[0] if str(problem) else type(problem).__name__
+            raise ValueError(f"{name} must be text that Matplotlib can draw, got {value!r}: {message}") from None
+    return value
+
+
 def _as_table(table: np.ndarray) -> np.ndarray:
-    table = np.asarray(table)
+    table = _validate.float_array(table, "table")
     if table.ndim != 2:
         raise ValueError(f"table must be a 2-D array (positions x dimensions), got shape {table.shape}")
-    return table
+    return _data(table, "table", 2)
 
 
 def heatmap(
@@ -66,6 +126,9 @@ def heatmap(
     matplotlib.axes.Axes
     """
     table = _as_table(table)
+    start = _validate.real(start, "start", minimum=-POSITION_LIMIT, maximum=POSITION_LIMIT)
+    title = _text(title, "title", optional=True)
+    colorbar = _validate.boolean(colorbar, "colorbar")
     ax = axes(ax)
     n, d = table.shape
     image = ax.imshow(
@@ -112,11 +175,24 @@ def columns(
     matplotlib.axes.Axes
     """
     table = _as_table(table)
-    ax = axes(ax)
+    if not isinstance(cols, (list, tuple)) or not cols:
+        raise TypeError(f"cols must be a non-empty list of column indices, got {_validate.describe(cols)}")
+    for c in cols:
+        _validate.size(c, "cols", minimum=0)
+        if c >= table.shape[1]:
+            raise ValueError(f"cols must be column indices of table (0 to {table.shape[1] - 1}), got {c}")
+    cols = [int(c) for c in cols]
+    title = _text(title, "title", optional=True)
+    ax = _axes_argument(ax)
     if positions is None:
         positions = np.arange(table.shape[0])
-    elif len(positions) != table.shape[0]:
-        raise ValueError(f"positions must have one entry per row ({table.shape[0]}), got {len(positions)}")
+    else:
+        positions = _data(positions, "positions", 1)
+        if len(positions) != table.shape[0]:
+            raise ValueError(
+                f"positions must have one entry per row of table ({table.shape[0]}), got {len(positions)}"
+            )
+    ax = axes(ax)
     for col in cols:
         ax.plot(positions, table[:, col], label=f"column {col}")
     ax.set_xlabel("position t")
@@ -146,11 +222,18 @@ def vectors(rows: dict[str, np.ndarray], ax: Axes | None = None, *, title: str |
     -------
     matplotlib.axes.Axes
     """
-    ax = axes(ax)
+    if not isinstance(rows, dict) or not rows:
+        raise TypeError(f"rows must be a non-empty dict of label to vector, got {_validate.describe(rows)}")
+    checked = {}
     for label, row in rows.items():
-        row = np.asarray(row)
+        _text(label, "rows (a label)")
+        row = _validate.float_array(row, f"rows[{label!r}]")
         if row.ndim != 1:
             raise ValueError(f"rows[{label!r}] must be a 1-D vector, got shape {row.shape}")
+        checked[label] = _data(row, f"rows[{label!r}]", 1)
+    title = _text(title, "title", optional=True)
+    ax = axes(ax)
+    for label, row in checked.items():
         ax.plot(np.arange(len(row)), row, label=label, linewidth=1)
     ax.set_xlabel("dimension (column)")
     ax.set_ylabel("value")
@@ -181,7 +264,12 @@ def matrix(m: np.ndarray, ax: Axes | None = None, *, title: str | None = None, c
     -------
     matplotlib.axes.Axes
     """
-    m = _as_table(m)
+    m = _validate.float_array(m, "m")
+    if m.ndim != 2:
+        raise ValueError(f"m must be a 2-D array, got shape {m.shape}")
+    m = _data(m, "m", 2)
+    title = _text(title, "title", optional=True)
+    colorbar = _validate.boolean(colorbar, "colorbar")
     ax = axes(ax)
     limit = float(np.max(np.abs(m))) or 1.0
     image = ax.imshow(m, cmap=CMAP, vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
@@ -234,10 +322,24 @@ def lines(
     -------
     matplotlib.axes.Axes
     """
-    ax = axes(ax)
+    xscale = _validate.choice(xscale, "xscale", SCALES)
+    yscale = _validate.choice(yscale, "yscale", SCALES)
+    x = _data(x, "x", 1, positive=xscale == "log")
+    if not isinstance(series, dict) or not series:
+        raise TypeError(f"series must be a non-empty dict of label to values, got {_validate.describe(series)}")
+    checked = {}
     for label, values in series.items():
-        if len(values) != len(x):
-            raise ValueError(f"series[{label!r}] must have one value per x ({len(x)}), got {len(values)}")
+        _text(label, "series (a label)")
+        values = _validate.float_array(values, f"series[{label!r}]")
+        if values.ndim != 1 or len(values) != len(x):
+            raise ValueError(f"series[{label!r}] must have one value per x ({len(x)}), got shape {values.shape}")
+        checked[label] = _data(values, f"series[{label!r}]", 1, positive=yscale == "log")
+    xlabel = _text(xlabel, "xlabel")
+    ylabel = _text(ylabel, "ylabel")
+    markers = _validate.boolean(markers, "markers")
+    title = _text(title, "title", optional=True)
+    ax = axes(ax)
+    for label, values in checked.items():
         ax.plot(x, values, marker="o" if markers else None, label=label)
     ax.set_xscale(xscale)
     ax.set_yscale(yscale)
@@ -272,6 +374,14 @@ def bars(values: dict[str, float], ax: Axes | None = None, *, ylabel: str, title
     -------
     matplotlib.axes.Axes
     """
+    log = _validate.boolean(log, "log")
+    if not isinstance(values, dict) or not values:
+        raise TypeError(f"values must be a non-empty dict of label to number, got {_validate.describe(values)}")
+    for label, value in values.items():
+        _text(label, "values (a label)")
+        _validate.real(value, f"values[{label!r}]", positive=log, minimum=-LIMIT, maximum=LIMIT)
+    ylabel = _text(ylabel, "ylabel")
+    title = _text(title, "title", optional=True)
     ax = axes(ax)
     labels = list(values)
     heights = [float(values[label]) for label in labels]

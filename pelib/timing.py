@@ -10,6 +10,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from . import _validate
+
+#: The longest round accepted, in seconds.
+MAX_SECONDS = 1.0
+#: The most rounds accepted.
+MAX_REPEAT = 1000
+
 
 def best_time(func: Callable[..., Any], *args: Any, repeat: int = 7, min_seconds: float = 0.02) -> float:
     """Best time of one call of ``func(*args)``, in seconds.
@@ -26,17 +33,18 @@ def best_time(func: Callable[..., Any], *args: Any, repeat: int = 7, min_seconds
     *args
         Its arguments.
     repeat : int, default 7
-        Number of rounds, at least 1.
+        Number of rounds, from 1 to 1000.
     min_seconds : float, default 0.02
-        Rough length of one round.
+        Rough length of one round, from 0 to 1 second.
 
     Returns
     -------
     float
         Seconds per call.
     """
-    if repeat < 1:
-        raise ValueError(f"repeat must be an integer >= 1, got {repeat}")
+    func = _validate.function(func, "func")
+    repeat = _validate.size(repeat, "repeat", minimum=1, maximum=MAX_REPEAT)
+    min_seconds = _validate.real(min_seconds, "min_seconds", minimum=0.0, maximum=MAX_SECONDS)
     start = time.perf_counter()
     func(*args)
     first = time.perf_counter() - start

@@ -45,7 +45,7 @@ def test_plots_reject_non_tables(draw):
 
 
 def test_columns_needs_one_position_per_row():
-    with pytest.raises(ValueError, match=r"^positions must have one entry per row \(5\), got 4"):
+    with pytest.raises(ValueError, match=r"^positions must have one entry per row of table \(5\), got 4"):
         plots.columns(np.zeros((5, 2)), [0], positions=np.arange(4))
     assert plots.columns(np.zeros((5, 2)), [0]).get_lines()[0].get_xdata().tolist() == [0, 1, 2, 3, 4]
 
@@ -84,7 +84,7 @@ def test_lines_sets_scales_and_checks_lengths():
     assert ax.get_lines()[0].get_ydata().tolist() == [1e-3, 1e-2, 1e-1]
     assert ax.get_lines()[0].get_marker() == "o"
     assert plots.lines(np.arange(2), {"g": np.ones(2)}, xlabel="x", ylabel="y").get_xscale() == "linear"
-    with pytest.raises(ValueError, match=r"^series\['g'\] must have one value per x \(3\), got 2"):
+    with pytest.raises(ValueError, match=r"^series\['g'\] must have one value per x \(3\), got shape \(2,\)"):
         plots.lines(np.array([1, 10, 100]), {"g": np.array([1.0, 2.0])}, xlabel="n", ylabel="s")
 
 

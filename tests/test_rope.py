@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pelib
-import reference
+import oracle
 
 
 def rotate(row, position, layout, base=10000.0):
@@ -68,7 +68,7 @@ def test_unit_pairs_give_the_sinusoidal_row():
     unit = np.tile([1.0, 0.0], d // 2)[None, :]
     for p in (0, 1, 7, 1000):
         rotated = pelib.apply_rope(unit, [p], layout="interleaved")[0]
-        row = reference.row(p, d)
+        row = oracle.formula_row(p, d)
         assert rotated[1::2].tolist() == pytest.approx(row[0::2], abs=1e-12)
         assert rotated[0::2].tolist() == pytest.approx(row[1::2], abs=1e-12)
 
@@ -103,7 +103,7 @@ def test_bad_arguments():
         pelib.apply_rope(np.zeros((3, 4)), np.arange(4))
     with pytest.raises(ValueError, match=r"^layout must be one of 'half', 'interleaved'"):
         pelib.apply_rope(np.zeros((3, 4)), np.arange(3), layout="neox")
-    with pytest.raises(TypeError, match=r"^x must be an array of real numbers"):
+    with pytest.raises(TypeError, match=r"^x must be an array of finite real numbers"):
         pelib.apply_rope(np.zeros((3, 4), dtype=complex), np.arange(3))
     with pytest.raises(ValueError, match=r"^positions must be a number or an array of finite real numbers"):
         pelib.apply_rope(np.zeros((3, 4)), [0, 1, float("inf")])

@@ -103,7 +103,7 @@ def test_angles_beyond_the_float_range_are_rejected():
     for call in (pelib.frequencies, pelib.wavelengths, lambda d, base: pelib.sinusoidal(2, d, base=base)):
         with pytest.raises(ValueError, match=r"^base=5e-324 is too small for d_model=512"):
             call(512, base=5e-324)
-    with pytest.raises(ValueError, match=r"^positions up to 1e\+300 with base=1e-300 give angles"):
+    with pytest.raises(ValueError, match=r"^start and n_positions: positions up to 1e\+300 with base=1e-300 give angles"):
         pelib.sinusoidal(2, 8, start=1e300, base=1e-300)
 
 

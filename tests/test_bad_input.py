@@ -1,0 +1,242 @@
+"""Bad input, everywhere: a property of the whole public API of pelib.
+
+Every public function (and method) of ``pelib``, ``pelib.plots``, ``pelib.explore`` and
+``pelib.timing`` is called with valid arguments in which exactly one is replaced by an
+odd value: integers far beyond the float range, the extremes of float64, ragged lists,
+object, complex, boolean, string and empty arrays, ``None``, callables, dictionaries...
+Whatever the value, the call either
+
+- returns a result whose every number is finite, without any warning (``pyproject.toml``
+  turns warnings into errors), or
+- raises ``TypeError`` or ``ValueError`` whose message names the replaced parameter.
+
+Anything else (another exception, a warning, a nan or an infinity in the result) fails.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+import pelib  # noqa: E402
+from pelib import explore, plots, timing  # noqa: E402
+
+
+@dataclass
+class Case:
+    """A public callable with one set of valid arguments, passed by name."""
+
+    name: str
+    func: Callable[..., Any]
+    kwargs: dict[str, Any]
+    #: Parameters that cannot be replaced by keyword (for ``*args``-style signatures, none here).
+    skip: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _figure():
+    fig = plt.figure(figsize=(2, 2))
+    return fig
+
+
+def _explorer_setup():
+    fig = Figure(figsize=(1, 1), dpi=16)
+    ax = fig.add_subplot()
+    (line,) = ax.plot([0, 1], [0, 1])
+
+    def compute(a):
+        return a
+
+    def draw(a):
+        line.set_ydata([0, a])
+
+    return fig, compute, draw
+
+
+def _tiny_explorer():
+    return explore.Explorer(_explorer_setup, {"a": ("a", [1, 2])}, {"a": 1}, lambda a: f"a line up to {a}")
+
+
+TABLE = pelib.sinusoidal(6, 8)
+ROWS = np.random.default_rng(0).normal(size=(3, 8))
+
+CASES = [
+    Case("frequencies", pelib.frequencies, dict(d_model=8, base=10000.0)),
+    Case("wavelengths", pelib.wavelengths, dict(d_model=8, base=10000.0)),
+    Case("sinusoidal", pelib.sinusoidal,
+         dict(n_positions=5, d_model=8, base=10000.0, start=3, layout="concat", dtype=np.float32)),
+    Case("encode", pelib.encode, dict(positions=[0, 1.5, 7], d_model=7, base=100.0, layout="interleaved",
+                                      dtype=np.float64)),
+    Case("sinusoidal_direct", pelib.sinusoidal_direct,
+         dict(n_positions=5, d_model=8, base=10000.0, start=2, dtype=np.float32)),
+    Case("timing_signal", pelib.timing_signal,
+         dict(length=4, channels=7, min_timescale=1.0, max_timescale=1.0e4, start_index=2)),
+    Case("relative_dot", pelib.relative_dot, dict(offsets=[0, 1, 10], d_model=8, base=10000.0)),
+    Case("offset_distance", pelib.offset_distance, dict(offsets=[0, 1, 10], d_model=8, base=10000.0)),
+    Case("fit_linear_map", pelib.fit_linear_map, dict(source=ROWS, target=ROWS[:, :3], affine=True)),
+    Case("apply_rope", pelib.apply_rope, dict(x=ROWS, positions=[0, 1, 2], base=10000.0, layout="half")),
+    Case("rope_permutation", pelib.rope_permutation, dict(d=8)),
+    Case("shift_matrix", pelib.shift_matrix, dict(phi=2.5, d_model=8, base=10000.0)),
+    Case("packed_matrices", pelib.packed_matrices, dict(phi=2.5, d_model=8, base=10000.0)),
+    Case("swap_vectors", pelib.swap_vectors, dict(phi=2.5, d_model=8, base=10000.0)),
+    *[Case(f.__name__, f, dict(pe=TABLE, phi=3.0, base=10000.0))
+      for f in (pelib.shift, pelib.shift_loop, pelib.shift_matmul, pelib.shift_packed, pelib.shift_swap)],
+    Case("plots.axes", plots.axes, dict(ax=None, figsize=(4.0, 3.0))),
+    Case("plots.heatmap", plots.heatmap, dict(table=TABLE, ax=None, start=2, title="t", colorbar=False)),
+    Case("plots.columns", plots.columns, dict(table=TABLE, cols=[0, 3], ax=None, positions=np.arange(6), title="t")),
+    Case("plots.vectors", plots.vectors, dict(rows={"a": TABLE[0]}, ax=None, title="t")),
+    Case("plots.matrix", plots.matrix, dict(m=TABLE, ax=None, title="t", colorbar=False)),
+    Case("plots.lines", plots.lines, dict(x=np.arange(1, 7), series={"a": TABLE[:, 1] + 2}, ax=None, xlabel="x",
+                                          ylabel="y", xscale="log", yscale="log", markers=True, title="t")),
+    Case("plots.bars", plots.bars, dict(values={"a": 1.0, "b": 2.5}, ax=None, ylabel="ms", title="t", log=True)),
+    Case("timing.best_time", timing.best_time, dict(func=int, repeat=1, min_seconds=0.0)),
+    Case("explore.sin_only_residuals", explore.sin_only_residuals, dict(phi=3.0, d_model=8, half_window=20)),
+    Case("explore.to_png", explore.to_png, dict(fig=None)),  # fig filled in by the test
+]
+
+# Functions whose valid call draws frames; they get fewer examples.
+SLOW_CASES = [
+    Case("explore.shift", explore.shift, dict(d_model=8, n_positions=8, pair=1, shown=3)),
+    Case("explore.Explorer", explore.Explorer,
+         dict(setup=_explorer_setup, controls={"a": ("a", [1, 2])}, defaults={"a": 1}, alt=lambda a: "a line")),
+    Case("explore.update_times", explore.update_times, dict(explorer=None, repeat=1)),
+    Case("Explorer.frame", None, dict(a=2)),
+    Case("Explorer.html", None, dict(a=2)),
+]
+
+HUGE_INTEGERS = [10**400, -(10**400), 2**63, 2**64, -(2**63) - 1, 10**20]
+EXTREME_FLOATS = [1e308, -1e308, 1.7976931348623157e308, 5e-324, -5e-324, 0.0, -0.0,
+                  math.nan, math.inf, -math.inf]
+NUMPY_SCALARS = [np.float16(65504), np.float32(3.4e38), np.float64(1e308), np.longdouble(10) ** 4000,
+                 np.int64(-(2**63)), np.uint64(2**64 - 1), np.bool_(True), np.complex128(1j), np.str_("8"),
+                 np.datetime64("2026-01-01"), np.float64(math.nan)]
+OTHERS = [None, True, False, "", "8", "interleaved", "half", b"8", 1j, complex(1e308, 1e308), [], [[]],
+          [[1.0, 2.0], [3.0]], [1, [2, 3]], [None, 1], ["a", "b"], (), {}, {"a": 1}, {1: np.ones(3)},
+          object(), print, Ellipsis, slice(1, 2), range(3), {1, 2}, frozenset(), np.float64, np.int8, float,
+          "float128", "datetime64", np.dtype("V8"), np.dtype("S3")]
+ARRAYS = [np.array([]), np.empty((0, 0)), np.empty((0, 8)), np.empty((3, 0)), np.array(3.0), np.array(1e308),
+          np.array([1, "a"], dtype=object), np.array([None, None]), np.array([10**400], dtype=object),
+          np.array([1j, 2j]), np.array([True, False]), np.array(["a", "b"]), np.ones((2, 3, 4)),
+          np.full((3, 8), np.nan), np.full((3, 8), np.inf), np.full((3, 8), 1e308), np.full((3, 8), 5e-324),
+          np.full((3, 8), 60000, dtype=np.float16), np.ones((3, 8), dtype=np.longdouble),
+          np.array([2**62, -(2**62)], dtype=np.int64), np.arange(8, dtype=np.uint8)]
+
+odd_values = st.one_of(
+    st.sampled_from(HUGE_INTEGERS + EXTREME_FLOATS + NUMPY_SCALARS + OTHERS + ARRAYS),
+    st.integers(-3, 3),
+    st.integers(min_value=2**62) | st.integers(max_value=-(2**62)),
+    st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True),
+    st.complex_numbers(),
+    st.text(max_size=5),
+    st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=4),
+    st.lists(st.lists(st.integers(-5, 5), max_size=3), max_size=3),  # ragged, usually
+    hnp.arrays(dtype=st.sampled_from([np.float16, np.float32, np.float64, np.int32, np.bool_, np.complex64]),
+               shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4)),
+)
+
+
+def _check_finite(result, where="result"):
+    """Every number in ``result`` is finite (recursively through tuples, lists and dicts)."""
+    if isinstance(result, (Axes, Figure, explore.Explorer, bytes, str)) or result is None:
+        return
+    if isinstance(result, dict):
+        for key, value in result.items():
+            _check_finite(value, f"{where}[{key!r}]")
+        return
+    if isinstance(result, (tuple, list)):
+        for i, value in enumerate(result):
+            _check_finite(value, f"{where}[{i}]")
+        return
+    array = np.asarray(result)
+    assert array.dtype.kind in "biufc", f"{where} has dtype {array.dtype}"
+    assert np.all(np.isfinite(array)), f"{where} holds nan or infinity"
+
+
+def _call(case: Case, name: str, value, explorer=None):
+    kwargs = dict(case.kwargs)
+    if case.name == "explore.to_png":
+        kwargs["fig"] = _figure()
+    if case.name == "explore.update_times":
+        kwargs["explorer"] = explorer
+    kwargs[name] = value
+    if case.name.startswith("Explorer."):
+        return getattr(explorer, case.name.split(".")[1])(**kwargs)
+    return case.func(**kwargs)
+
+
+def _check(case: Case, name: str, value, explorer=None):
+    try:
+        result = _call(case, name, value, explorer)
+    except (TypeError, ValueError) as error:
+        message = str(error)
+        assert name in message, f"{case.name}({name}={value!r}) raised {type(error).__name__} not naming it: {message}"
+        return
+    else:
+        if isinstance(result, Axes):
+            result.figure.canvas.draw()  # drawing raises no warning either
+        _check_finite(result, f"{case.name}({name}={value!r})")
+    finally:
+        plt.close("all")
+
+
+def _parameters(cases):
+    return [(case, name) for case in cases for name in case.kwargs if name not in case.skip]
+
+
+@pytest.mark.parametrize(("case", "name"), _parameters(CASES), ids=lambda x: x.name if isinstance(x, Case) else x)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=odd_values)
+def test_odd_value_is_returned_finite_or_refused_by_name(case, name, value):
+    _check(case, name, value)
+
+
+@pytest.fixture(scope="module")
+def tiny_explorer():
+    return _tiny_explorer()
+
+
+@pytest.mark.parametrize(("case", "name"), _parameters(SLOW_CASES),
+                         ids=lambda x: x.name if isinstance(x, Case) else x)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(value=odd_values)
+def test_odd_value_for_explorers(case, name, value, tiny_explorer):
+    _check(case, name, value, explorer=tiny_explorer)
+
+
+@pytest.mark.parametrize("case", CASES + SLOW_CASES, ids=lambda c: c.name)
+def test_the_valid_call_of_each_case_works(case, tiny_explorer):
+    # The property above is only meaningful if the unmodified call succeeds.
+    name = next(iter(case.kwargs))
+    value = case.kwargs[name]
+    if case.name == "explore.to_png":
+        value = _figure()
+    if case.name == "explore.update_times":
+        value = tiny_explorer
+    _check_finite(_call(case, name, value, tiny_explorer))
+    plt.close("all")
+
+
+def test_every_public_function_has_a_case():
+    covered = {case.name for case in CASES + SLOW_CASES}
+    public = {name for name in pelib.__all__ if callable(getattr(pelib, name)) and name[0].islower()}
+    public |= {f"plots.{n}" for n in dir(plots) if not n.startswith("_") and callable(getattr(plots, n))
+               and getattr(getattr(plots, n), "__module__", "") == plots.__name__}
+    public |= {f"explore.{n}" for n in dir(explore) if not n.startswith("_") and callable(getattr(explore, n))
+               and getattr(getattr(explore, n), "__module__", "") == explore.__name__}
+    public |= {"timing.best_time", "Explorer.frame", "Explorer.html"}
+    public -= {"explore.formula", "explore.wavelengths", "explore.sin_only"}  # no parameters to replace
+    assert public <= covered, sorted(public - covered)
