@@ -34,6 +34,7 @@ __all__ = [
     "formula_row",
     "formula_table",
     "frequency",
+    "least_squares",
     "timescale_frequency",
     "timing_signal",
     "to_mpf",
@@ -195,6 +196,38 @@ def distance(offset, d_model: int, base=10000) -> float:
     with mpmath.workprec(working_precision(k)):
         total = mpmath.fsum(4 * mpmath.sin(k * frequency(i, d_model, base) / 2) ** 2 for i in range(d_model // 2))
         return float(mpmath.sqrt(total))
+
+
+def least_squares(source, target, *, affine: bool = False, digits: int = 80):
+    """The exact least-squares map ``target[t] ~ M source[t] (+ b)``, solved in mpmath.
+
+    ``source`` and ``target`` are lists of rows of numbers (mpmath numbers, e.g. from
+    :func:`exact`, or floats). The normal equations are solved with ``digits`` decimal
+    digits, enough for condition numbers up to about ``10**(digits / 2 - 10)``. Returns
+    ``(matrix, offset, column_residuals)``: the map as nested lists of mpmath numbers (``offset``
+    is None for a linear fit) and, as float64, the relative residual
+    ``||fit - target|| / ||target||`` of each target column (the absolute one for a zero column).
+    """
+    with mpmath.workdps(digits):
+        rows = [[mpmath.mpf(v) for v in row] + ([mpmath.mpf(1)] if affine else []) for row in source]
+        goal = [[mpmath.mpf(v) for v in row] for row in target]
+        a, b = mpmath.matrix(rows), mpmath.matrix(goal)
+        gram, moment = a.T * a, a.T * b
+        solution = mpmath.matrix(gram.rows, b.cols)
+        for j in range(b.cols):
+            column = mpmath.lu_solve(gram, moment.column(j))
+            for i in range(gram.rows):
+                solution[i, j] = column[i]
+        error = a * solution - b
+        residuals = []
+        for j in range(b.cols):
+            e = mpmath.sqrt(mpmath.fsum(error[r, j] ** 2 for r in range(b.rows)))
+            n = mpmath.sqrt(mpmath.fsum(b[r, j] ** 2 for r in range(b.rows)))
+            residuals.append(float(e / n) if n else float(e))
+        n_source = len(rows[0]) - (1 if affine else 0)
+        matrix = [[solution[i, j] for i in range(n_source)] for j in range(b.cols)]
+        offset = [solution[n_source, j] for j in range(b.cols)] if affine else None
+    return matrix, offset, np.array(residuals)
 
 
 # --- the formula in plain Python, entry by entry ---------------------------------------

@@ -128,6 +128,16 @@ def fit_linear_map(source: ArrayLike, target: ArrayLike, *, affine: bool = False
         residual per target column. For an all-zero target column the fit is
         exact and its residual is 0.
 
+    Notes
+    -----
+    The fit is computed in float64 (``numpy.linalg.lstsq``). When the source
+    columns are nearly dependent (condition number above about 1e8) the
+    residuals are only approximate, because rounding the source to float64
+    already moves the space it spans: for the sine-only columns of chapter 5
+    (condition number above 1e15) they differ from the exact least-squares
+    residuals by up to a factor of two. Chapter 5 compares them with the
+    exact ones (``oracle.least_squares``).
+
     Raises
     ------
     ValueError

@@ -357,52 +357,59 @@ def wavelengths() -> Explorer:
 # --- chapter 5 -------------------------------------------------------------------------------
 
 
-def sin_only_residuals(phi: float, d_model: int = 32, half_window: int = 200) -> np.ndarray:
-    """Relative residual, per frequency, of the best linear map from s(t) to s(t + phi) (chapter 5).
+def sin_only_residuals(phi: float, d_model: int = 32, window: int = 400, *, affine: bool = False) -> np.ndarray:
+    """Relative residual, per frequency, of the best map from s(t) to s(t + phi) (chapter 5).
 
     ``s(t)`` holds the sines of the ``d_model // 2`` frequencies of the
-    encoding, over ``t = -half_window .. half_window``.
+    encoding, over the table positions ``t = 0 .. window``; the map is linear,
+    or affine (``M s + b``) with ``affine=True``.
     """
-    phi = _validate.real(phi, "phi")
+    phi = _validate.real(phi, "phi", minimum=-1e6, maximum=1e6)
     d_model = _validate.size(d_model, "d_model", minimum=2, maximum=1024)
     if d_model % 2:
         raise ValueError(f"d_model must be even, got {d_model}")
-    half_window = _validate.size(half_window, "half_window", minimum=1, maximum=100_000)
+    window = _validate.size(window, "window", minimum=1, maximum=100_000)
+    affine = _validate.boolean(affine, "affine")
     omega = pelib.frequencies(d_model)
-    t = np.arange(-half_window, half_window + 1)
+    t = np.arange(window + 1)
     source, target = np.sin(np.multiply.outer(t, omega)), np.sin(np.multiply.outer(t + phi, omega))
-    return pelib.fit_linear_map(source, target).column_residuals
+    return pelib.fit_linear_map(source, target, affine=affine).column_residuals
 
 
 def sin_only() -> Explorer:
     """Explorer of chapter 5 (:doc:`/notebooks/05_sin_only`): the offset ``phi``.
 
-    The relative residual of the best sine-only linear shift, per frequency.
+    The relative residual of the best sine-only linear and affine shifts, per
+    frequency, over the table positions 0 to 400.
     """
 
     def setup():
         fig, ax = _figure(1, 7.0)
-        (line,) = ax.plot(np.arange(16), np.ones(16), marker="o")
-        ax.set(yscale="log", ylim=(1e-4, 2), xlabel="frequency index k", ylabel="relative residual")
+        (linear,) = ax.plot(np.arange(16), np.ones(16), marker="o", label="linear M s")
+        (affine,) = ax.plot(np.arange(16), np.ones(16), marker="s", label="affine M s + b")
+        ax.set(yscale="log", ylim=(1e-6, 2), xlabel="frequency index i", ylabel="relative residual")
+        ax.legend(loc="lower left", fontsize="small")
 
         def compute(phi):
-            return phi, sin_only_residuals(phi)
+            return phi, sin_only_residuals(phi), sin_only_residuals(phi, affine=True)
 
         def draw(data):
-            phi, residuals = data
-            line.set_ydata(residuals)
-            ax.set_title(f"sine only, phi = {phi}: root mean square {np.sqrt(np.mean(residuals ** 2)):.2f}")
+            phi, lin, aff = data
+            linear.set_ydata(np.maximum(lin, 1e-6))
+            affine.set_ydata(np.maximum(aff, 1e-6))
+            ax.set_title(f"sine only, phi = {phi}, t = 0..400")
 
         return fig, compute, draw
 
-    return Explorer(
-        setup, {"phi": ("offset phi", [1, 2, 5, 10, 20, 50, 100])}, {"phi": 10},
-        lambda phi: (
-            f"Relative residual of the best sine-only linear shift by {phi}, for each of 16 frequencies, on a "
-            f"logarithmic axis; it ranges from {sin_only_residuals(phi).min():.3f} to "
-            f"{sin_only_residuals(phi).max():.3f}."
-        ),
-    )
+    def alt(phi):
+        lin, aff = sin_only_residuals(phi), sin_only_residuals(phi, affine=True)
+        return (
+            f"Relative residual of the best sine-only shift by {phi} over positions 0 to 400, for each of 16 "
+            f"frequencies on a logarithmic axis: linear maps from {lin.min():.2g} to {lin.max():.2g}, affine maps "
+            f"from {aff.min():.2g} to {aff.max():.2g}; both are large for the fast frequencies on the left."
+        )
+
+    return Explorer(setup, {"phi": ("offset phi", [1, 2, 5, 10, 20, 50, 100])}, {"phi": 10}, alt)
 
 
 #: Every explorer of the book, by chapter.

@@ -103,7 +103,7 @@ CASES = [
                                           ylabel="y", xscale="log", yscale="log", markers=True, title="t")),
     Case("plots.bars", plots.bars, dict(values={"a": 1.0, "b": 2.5}, ax=None, ylabel="ms", title="t", log=True)),
     Case("timing.best_time", timing.best_time, dict(func=int, repeat=1, min_seconds=0.0)),
-    Case("explore.sin_only_residuals", explore.sin_only_residuals, dict(phi=3.0, d_model=8, half_window=20)),
+    Case("explore.sin_only_residuals", explore.sin_only_residuals, dict(phi=3.0, d_model=8, window=20, affine=True)),
     Case("explore.to_png", explore.to_png, dict(fig=None)),  # fig filled in by the test
 ]
 

@@ -138,3 +138,15 @@ def test_transcriptions_keep_their_sources_conventions():
     assert transcriptions.fairseq_positions([[1, 1, 7, 8]], 1).tolist() == [[1, 1, 2, 3]]
     assert transcriptions.roberta_positions([[7, 8, 1]], 1).tolist() == [[2, 3, 1]]
     assert transcriptions.opt_rows([[0, 1, 1]]).tolist() == [[1, 2, 3]]
+
+
+def test_least_squares_recovers_a_known_map():
+    # target = source @ [[2, 0], [1, -1]] + [3, 0] exactly: the affine fit finds it with zero residual,
+    # the linear one cannot fit the offset of the first column.
+    source = [[0, 1], [1, 0], [2, 5], [3, -1]]
+    target = [[2 * x + y + 3, -y] for x, y in source]
+    matrix, offset, residuals = oracle.least_squares(source, target, affine=True)
+    assert np.allclose([[float(v) for v in row] for row in matrix], [[2, 1], [0, -1]], rtol=0, atol=1e-60)
+    assert np.allclose([float(v) for v in offset], [3, 0], rtol=0, atol=1e-60) and residuals.max() < 1e-60
+    _, none, linear = oracle.least_squares(source, target)
+    assert none is None and linear[0] > 0.1 and linear[1] < 1e-60
