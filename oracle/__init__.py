@@ -25,7 +25,9 @@ import mpmath
 import numpy as np
 
 __all__ = [
+    "GUARD_BITS",
     "LAYOUTS",
+    "MIN_BITS",
     "dot",
     "distance",
     "encoding",
@@ -43,17 +45,22 @@ __all__ = [
     "working_precision",
 ]
 
-#: Column orders the oracle knows: the paper's (sin, cos) pairs, and [sin | cos].
+#: The column orders the oracle knows, the paper's (sin, cos) pairs and [sin | cos].
 LAYOUTS = ("interleaved", "concat")
 
 #: Bits kept beyond those needed for the integer part of the largest angle.
 GUARD_BITS = 96
+#: The least precision of a single frequency, wavelength or timescale, in bits.
+MIN_BITS = 160
 
 
 def to_mpf(value) -> mpmath.mpf:
-    """``value`` as an mpmath number, exactly: ints, floats of every NumPy width, Fractions."""
+    """``value`` as an mpmath number: exactly for ints, mpmath numbers and floats of every NumPy width;
+    a Fraction to :data:`MIN_BITS` bits beyond its own numerator and denominator."""
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"a position must be a number, got {value!r}")
+    if isinstance(value, mpmath.mpf):
+        return value
     if isinstance(value, np.floating) and value.dtype == np.longdouble and np.finfo(np.longdouble).nmant > 52:
         mantissa, exponent = np.frexp(value)
         bits = np.finfo(np.longdouble).nmant + 1
@@ -61,7 +68,9 @@ def to_mpf(value) -> mpmath.mpf:
     if isinstance(value, Integral):
         return mpmath.mpf(int(value))
     if isinstance(value, Fraction):
-        return mpmath.mpf(value.numerator) / value.denominator
+        bits = MIN_BITS + value.numerator.bit_length() + value.denominator.bit_length()
+        with mpmath.workprec(max(mpmath.mp.prec, bits)):
+            return mpmath.mpf(value.numerator) / value.denominator
     if isinstance(value, Real):
         return mpmath.mpf(float(value))  # every float16/32/64 value is a float64 exactly
     raise TypeError(f"expected a real number, got {type(value).__name__} {value!r}")
@@ -79,18 +88,25 @@ def _base(base) -> mpmath.mpf:
     return b
 
 
+def _precision() -> int:
+    """At least MIN_BITS, or more if the caller raised mpmath's working precision."""
+    return max(mpmath.mp.prec, MIN_BITS)
+
+
 def frequency(i: int, d_model: int, base=10000) -> mpmath.mpf:
-    r"""The paper's angular frequency :math:`\omega_i = \text{base}^{-2i/d}` at the current precision."""
-    return _base(base) ** (-mpmath.mpf(2 * i) / d_model)
+    r"""The paper's angular frequency :math:`\omega_i = \text{base}^{-2i/d}`, to at least :data:`MIN_BITS` bits."""
+    with mpmath.workprec(_precision()):
+        return _base(base) ** (-mpmath.mpf(2 * i) / d_model)
 
 
 def wavelength(i: int, d_model: int, base=10000) -> mpmath.mpf:
-    r""":math:`\lambda_i = 2\pi\,\text{base}^{2i/d}`, in positions per turn."""
-    return 2 * mpmath.pi / frequency(i, d_model, base)
+    r""":math:`\lambda_i = 2\pi\,\text{base}^{2i/d}`, in positions per turn, to at least :data:`MIN_BITS` bits."""
+    with mpmath.workprec(_precision()):
+        return 2 * mpmath.pi / frequency(i, d_model, base)
 
 
 def timescale_frequency(k: int, channels: int, min_timescale=1, max_timescale=10000) -> mpmath.mpf:
-    r"""tensor2tensor's inverse timescale :math:`\nu_k`, as its formula says it in exact arithmetic.
+    r"""tensor2tensor's inverse timescale :math:`\nu_k`, as its formula says it in exact arithmetic (:data:`MIN_BITS` bits).
 
     :math:`\nu_k = \text{min} \cdot \exp(-k \log(\text{max}/\text{min}) / \max(K - 1, 1))`
     with :math:`K = \lfloor \text{channels}/2 \rfloor` (the code multiplies by
@@ -98,7 +114,8 @@ def timescale_frequency(k: int, channels: int, min_timescale=1, max_timescale=10
     """
     lo, hi = to_mpf(min_timescale), to_mpf(max_timescale)
     steps = max(channels // 2 - 1, 1)
-    return lo * mpmath.exp(-k * mpmath.log(hi / lo) / steps)
+    with mpmath.workprec(_precision()):
+        return lo * mpmath.exp(-k * mpmath.log(hi / lo) / steps)
 
 
 def _columns(d_model: int, layout: str) -> list[tuple[int, str]]:

@@ -24,9 +24,11 @@ def tensor2tensor(length, channels, min_timescale=1.0, max_timescale=1.0e4, star
     """tensor2tensor's ``get_timing_signal_1d``, in float32: ``[sin | cos]`` and a zero column if odd.
 
     Source: ``tensorflow/tensor2tensor``, ``tensor2tensor/layers/common_attention.py``,
-    ``get_timing_signal_1d``, as quoted in full in the notes this book follows (the
-    revision with ``start_index``); revision 75b75f2e2281101b9b3637e14ef519afd6a11b68,
-    lines 270-313, has the same arithmetic without ``start_index``. ``tf.to_float`` is
+    ``get_timing_signal_1d``, as the literature notes this book follows quote it in full:
+    the revision on the master branch at the time (lines 403-449), with ``start_index`` and
+    with ``tf.maximum(num_timescales - 1, 1)`` guarding the division. An earlier revision,
+    75b75f2e2281101b9b3637e14ef519afd6a11b68 (lines 270-313), has neither: it divides by
+    ``num_timescales - 1`` and so returns nan for 2 or 3 channels. ``tf.to_float`` is
     float32; the Python float ``log(max / min)`` is divided by a float32 tensor, so it is
     rounded to float32 first. Returns shape ``(1, length, channels)``, as the original.
     """
@@ -118,8 +120,9 @@ def positional_encodings_1d(length, channels):
     lines 6-47. The width is rounded up to an even ``C``, the frequencies are
     ``1 / 10000 ** (2i / C)`` in float32, the (sin, cos) pairs are interleaved, and the
     table is cut back to ``channels`` columns, so an odd width loses its last cosine and
-    every exponent is ``2i / C`` instead of ``2i / channels``. (An older release,
-    revision c4f9180dc27d92fd3889278f5f2be421178f98fe, used ``[sin | cos]``.)
+    every exponent is ``2i / C`` instead of ``2i / channels``. The original writes into a
+    table of the input tensor's dtype; this transcription models a float32 input. (An older
+    release, revision c4f9180dc27d92fd3889278f5f2be421178f98fe, used ``[sin | cos]``.)
     """
     rounded = int(np.ceil(channels / 2) * 2)
     inv_freq = F32(1.0) / (F32(10000) ** (np.arange(0, rounded, 2).astype(F32) / F32(rounded)))
@@ -147,7 +150,7 @@ def pytorch_tutorial(max_len, d_model):
 
 
 def annotated_transformer(max_len, d_model):
-    """The ``PositionalEncoding`` of the Annotated Transformer (2022 edition), in float32 (interleaved).
+    """The ``PositionalEncoding`` of the Annotated Transformer (the 2022 edition of Rush's 2018 post), in float32.
 
     Source: ``harvardnlp/annotated-transformer``, revision
     0a91a254735c07532e23733dce8a693e504f3a08, ``the_annotated_transformer.py``,
@@ -206,3 +209,63 @@ def opt_rows(attention_mask, past_key_values_length=0, offset=2):
     positions = (np.cumsum(attention_mask, axis=1) * attention_mask) - 1
     positions = positions[:, past_key_values_length:]
     return positions + offset
+
+
+# --- rotary embeddings of Llama: Meta's reference code and Hugging Face's ---------------------
+
+
+def meta_llama_rope(x, positions, theta=10000.0, dtype=F32):
+    """Meta's Llama rotary embedding: ``precompute_freqs_cis`` and ``apply_rotary_emb``; pairs (2i, 2i + 1).
+
+    Source: ``meta-llama/llama``, revision 0504cf440a50aab815cadccd10a46e7ba70ff344,
+    ``llama/model.py``, functions ``precompute_freqs_cis`` and ``apply_rotary_emb``. The
+    frequencies ``1 / theta ** (arange(0, dim, 2) / dim)`` and the angles ``t * freq`` are
+    float32, ``torch.polar`` makes them complex64, and each head vector is read as complex
+    numbers from its neighbouring pairs (``view_as_complex``) and multiplied by
+    ``exp(i t freq)``. ``x`` has shape ``(..., n, head_dim)``, ``positions`` shape ``(n,)``.
+    ``dtype=numpy.float64`` runs the same steps in double precision.
+    """
+    x = np.asarray(x, dtype=dtype)
+    dim = x.shape[-1]
+    freqs = dtype(1.0) / (dtype(theta) ** (np.arange(0, dim, 2)[: dim // 2].astype(dtype) / dtype(dim)))
+    angles = np.outer(np.asarray(positions, dtype=dtype), freqs)
+    freqs_cis = np.cos(angles) + 1j * np.sin(angles)
+    pairs = x.reshape(*x.shape[:-1], -1, 2)
+    rotated = (pairs[..., 0] + 1j * pairs[..., 1]) * freqs_cis
+    return np.stack([rotated.real, rotated.imag], axis=-1).reshape(x.shape).astype(dtype)
+
+
+def hf_llama_rope(x, positions, base=10000.0, dtype=F32):
+    """Hugging Face's Llama rotary embedding: ``LlamaRotaryEmbedding`` and ``apply_rotary_pos_emb``; pairs (i, i + d/2).
+
+    Source: ``huggingface/transformers``, revision 5dd4a63548857797727ae73eeb6a6e886ea02a3e,
+    ``src/transformers/models/llama/modeling_llama.py``: ``inv_freq`` (the default rope
+    parameters, ``1 / base ** (arange(0, dim, 2) / dim)``) times the positions in float32,
+    ``emb = cat((freqs, freqs))``, and ``q * cos + rotate_half(q) * sin`` with
+    ``rotate_half(x) = cat((-x2, x1))``. ``x`` has shape ``(..., n, head_dim)``.
+    """
+    x = np.asarray(x, dtype=dtype)
+    dim = x.shape[-1]
+    inv_freq = dtype(1.0) / (dtype(base) ** (np.arange(0, dim, 2).astype(dtype) / dtype(dim)))
+    freqs = np.outer(np.asarray(positions, dtype=dtype), inv_freq)
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    cos, sin = np.cos(emb), np.sin(emb)
+    x1, x2 = x[..., : dim // 2], x[..., dim // 2 :]
+    rotate_half = np.concatenate([-x2, x1], axis=-1)
+    return (x * cos + rotate_half * sin).astype(dtype)
+
+
+def hf_llama_permute(w, n_heads, dim1=None, dim2=None):
+    """The ``permute`` of Hugging Face's Llama conversion script: Meta's W_q or W_k rows reordered for ``rotate_half``.
+
+    Source: ``huggingface/transformers``, revision 01cc9cd9d804d368d553c093c4eb0646320545bb,
+    ``src/transformers/models/llama/convert_llama_weights_to_hf.py``, the local function
+    ``permute`` (commented "permute for sliced rotary"):
+    ``w.view(n_heads, dim1 // n_heads // 2, 2, dim2).transpose(1, 2).reshape(dim1, dim2)``.
+    Within each head, the rows of the pairs (2i, 2i + 1) become rows i and i + head_dim/2.
+    The key projection is permuted with the number of key heads (grouped-query attention).
+    """
+    w = np.asarray(w)
+    dim1 = w.shape[0] if dim1 is None else dim1
+    dim2 = w.shape[1] if dim2 is None else dim2
+    return w.reshape(n_heads, dim1 // n_heads // 2, 2, dim2).transpose(0, 2, 1, 3).reshape(dim1, dim2)

@@ -134,9 +134,10 @@ def fit_linear_map(source: ArrayLike, target: ArrayLike, *, affine: bool = False
     columns are nearly dependent (condition number above about 1e8) the
     residuals are only approximate, because rounding the source to float64
     already moves the space it spans: for the sine-only columns of chapter 5
-    (condition number above 1e15) they differ from the exact least-squares
-    residuals by up to a factor of two. Chapter 5 compares them with the
-    exact ones (``oracle.least_squares``).
+    (condition number above 1e15) they can be several times the exact
+    least-squares residuals: about 3 to 4 times for one frequency in chapter
+    5's example, depending on the solver and the LAPACK build. Chapter 5
+    compares them with the exact ones (``oracle.least_squares``).
 
     Raises
     ------

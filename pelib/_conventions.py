@@ -114,8 +114,9 @@ def sinusoidal_direct(
         Position of the first row. The positions are rounded to ``dtype``
         like everything else: in float32, from :math:`2^{24}` on, two
         neighbouring positions can become the same number; in float16 from
-        2,048 on. Positions beyond the largest number of ``dtype`` (65,504 in
-        float16) are refused, where framework code would produce rows of nan.
+        2,048 on. Positions that round to infinity in ``dtype`` (in float16,
+        65,520 and beyond; 65,505 to 65,519 round to 65,504) are refused,
+        where framework code would produce rows of nan.
     dtype : numpy floating dtype, default numpy.float64
         The precision of every step, and of the result.
 
@@ -137,18 +138,27 @@ def sinusoidal_direct(
     start = _validate.size(start, "start", minimum=0)
     dtype = _validate.float_dtype(dtype)
     _validate.fits(n_positions * d_model, dtype.itemsize, "n_positions and d_model")
-    largest = float(np.finfo(dtype).max)
-    if n_positions and start + n_positions - 1 > largest:
-        raise ValueError(
-            f"start and n_positions: positions up to {start + n_positions - 1} are beyond the largest "
-            f"{dtype.name} ({largest:g}); framework code would give rows of nan there"
-        )
+    if n_positions:
+        last = start + n_positions - 1
+        try:
+            last_float = float(last)
+        except OverflowError:
+            last_float = math.inf
+        with np.errstate(over="ignore"):
+            rounded = np.asarray(last_float).astype(dtype)
+        if not np.isfinite(rounded):
+            raise ValueError(
+                f"start and n_positions: position {last} rounds to infinity in {dtype.name} (the largest "
+                f"{dtype.name} is {float(np.finfo(dtype).max):g}); framework code would give rows of nan there"
+            )
     if start + n_positions < 2**63:
         position = (start + np.arange(n_positions, dtype=np.int64)).astype(dtype)[:, None]
     else:
         position = (float(start) + np.arange(n_positions, dtype=np.float64)).astype(dtype)[:, None]
-    # The frequencies are the correctly rounded values (framework exp may differ from them by an ulp);
-    # from here on every step is in dtype.
+    # The frequencies are exp(-2i log(base) / d) in float64, then rounded to dtype: for float32 and float16
+    # (and correctly rounded exp) that is the correctly rounded frequency; in float64 the exp of a rounded
+    # argument can be off by several units in the last place (up to about 15 at d = 1024), like the code it
+    # models. From here on every step is in dtype.
     with np.errstate(over="ignore", under="ignore"):
         div_term = np.exp(np.arange(0, d_model, 2) * (-math.log(base) / d_model)).astype(dtype)
     if not np.all(np.isfinite(div_term)):

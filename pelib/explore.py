@@ -241,11 +241,28 @@ def formula() -> Explorer:
         {"d_model": ("d_model", [16, 64, 256]), "n_positions": ("positions", [50, 200]),
          "base": ("base", [100.0, 10000.0])},
         {"d_model": 256, "n_positions": 200, "base": 10000.0},
-        lambda d_model, n_positions, base: (
-            f"Left: heatmap of the encoding for {n_positions} positions and width {d_model} with base "
-            f"{_label(base)}, fine stripes on the left widening to the right. Right: column {d_model // 2} "
-            f"against position, a wave of wavelength {pelib.wavelengths(d_model, base)[d_model // 4]:,.1f}."
-        ),
+        _formula_alt,
+    )
+
+
+def _formula_alt(d_model: int, n_positions: int, base: float) -> str:
+    """Alt text of a frame of :func:`formula`: what the middle column does over the positions shown."""
+    wavelength = float(pelib.wavelengths(d_model, base)[d_model // 4])
+    cycles = (n_positions - 1) / wavelength
+    column = pelib.sinusoidal(n_positions, d_model, base=base)[:, d_model // 2]
+    if cycles < 0.25:
+        shape = (f"rising almost linearly from 0 to {column[-1]:.2f}, {cycles:.0%} of one cycle of its "
+                 f"wavelength {wavelength:,.1f}")
+    elif cycles < 1:
+        low = f", falls to {column.min():.2f} at position {column.argmin()}" if cycles > 0.5 else ""
+        shape = (f"{cycles:.2f} of a cycle of a sine of wavelength {wavelength:,.1f}: it rises to "
+                 f"{column.max():.2f} at position {column.argmax()}{low} and ends at {column[-1]:.2f}")
+    else:
+        shape = f"{cycles:.1f} cycles of a wave of wavelength {wavelength:,.1f}"
+    return (
+        f"Left: heatmap of the encoding for {n_positions} positions and width {d_model} with base "
+        f"{_label(base)}, fine stripes on the left widening to the right. Right: column {d_model // 2} "
+        f"against position, {shape}."
     )
 
 
@@ -295,19 +312,26 @@ def shift(d_model: int = 64, n_positions: int = 64, pair: int = 4, shown: int = 
             image.set_extent((-0.5, d_model - 0.5, phi + n_positions - 0.5, phi - 0.5))
             b.set(ylim=(phi + n_positions - 0.5, phi - 0.5), title=f"PE(t + {phi}), by pelib.shift")
             moved.set_data(shifted[:shown, 2 * pair], shifted[:shown, 2 * pair + 1])
-            c.set_title(f"pair {pair} turned by {w * phi:.2f} rad")
+            c.set_title(f"pair {pair} turned {_direction(w * phi)}")
 
         return fig, compute, draw
 
     return Explorer(
-        setup, {"phi": ("offset phi", PHIS)}, {"phi": 10},
+        setup, {"phi": ("offset phi", PHIS)}, {"phi": 5},
         lambda phi: (
             f"Left: heatmap of positions 0 to {n_positions - 1}. Middle: the same table shifted by {phi}, "
             f"labelled with positions {phi} to {phi + n_positions - 1}. Right: pair {pair} of the first "
             f"{shown} positions on the unit circle, before (blue) and after the shift (red), every point "
-            f"turned by {w * phi:.2f} radians."
+            f"turned {_direction(w * phi)}."
         ),
     )
+
+
+def _direction(angle: float) -> str:
+    """How a (sin, cos) pair drawn with sin across and cos up turns when its angle grows by ``angle``."""
+    if angle == 0:
+        return "by 0 rad (not at all)"
+    return f"{'clockwise' if angle > 0 else 'anticlockwise'} by {abs(angle):.2f} rad"
 
 
 # --- chapter 4 -------------------------------------------------------------------------------
@@ -316,8 +340,8 @@ def shift(d_model: int = 64, n_positions: int = 64, pair: int = 4, shown: int = 
 def wavelengths() -> Explorer:
     """Explorer of chapter 4 (:doc:`/notebooks/04_wavelengths`): the base and the width.
 
-    Left, the wavelength of every pair; right, the dot product of rows ``k``
-    apart, divided by its value ``d/2`` at ``k = 0``.
+    Left, the wavelength of every pair; right, the dot product of rows
+    φ apart, divided by its value ``d/2`` at offset 0.
     """
     offsets = np.arange(-1000, 1001)
 
@@ -326,7 +350,7 @@ def wavelengths() -> Explorer:
         (lam_line,) = left.plot([], [], marker=".")
         left.set(yscale="log", ylim=(1, 1e7), xlabel="pair index i", ylabel="wavelength (positions)")
         (dot_line,) = right.plot(offsets, np.zeros(len(offsets)))
-        right.set(xlim=(-1000, 1000), ylim=(-0.5, 1.05), xlabel="offset k", ylabel="PE(t) . PE(t + k) / (d / 2)")
+        right.set(xlim=(-1000, 1000), ylim=(-0.75, 1.05), xlabel="offset φ", ylabel="PE(t) · PE(t + φ) / (d / 2)")
 
         def compute(base, d_model):
             return base, d_model, pelib.wavelengths(d_model, base), pelib.relative_dot(offsets, d_model, base)
@@ -337,7 +361,7 @@ def wavelengths() -> Explorer:
             lam_line.set_data(np.arange(len(lam)), lam)
             left.set(xlim=(-0.5, len(lam) - 0.5), title=f"d = {d_model}, base {_label(base)}: longest {lam[-1]:,.0f}")
             dot_line.set_ydata(dot)
-            right.set_title(f"dot product at k = 100: {dot[1100]:.3f}")
+            right.set_title(f"dot product at φ = 100: {dot[1100]:.3f}")
 
         return fig, compute, draw
 
@@ -345,12 +369,20 @@ def wavelengths() -> Explorer:
         setup,
         {"base": ("base", [100.0, 10000.0, 500000.0]), "d_model": ("d_model", [16, 64, 256])},
         {"base": 10000.0, "d_model": 256},
-        lambda base, d_model: (
-            f"Left: wavelengths of the {d_model // 2} pairs for width {d_model} and base {_label(base)}, a "
-            f"straight line on a logarithmic axis up to {pelib.wavelengths(d_model, base)[-1]:,.0f}. Right: "
-            "the dot product of rows k apart divided by d/2, a symmetric peak of 1 at k = 0 falling with "
-            "ripples on both sides."
-        ),
+        _wavelengths_alt,
+    )
+
+
+def _wavelengths_alt(base: float, d_model: int) -> str:
+    """Alt text of a frame of :func:`wavelengths`."""
+    dot = pelib.relative_dot(np.arange(1001), d_model, base) / (d_model / 2)
+    low = dot.min()
+    floor = f"down to {low:.2g} at φ = ±{int(dot.argmin())}" if low < 0 else f"staying above {low:.2f}"
+    return (
+        f"Left: wavelengths of the {d_model // 2} pairs for width {d_model} and base {_label(base)}, a "
+        f"straight line on a logarithmic axis up to {pelib.wavelengths(d_model, base)[-1]:,.0f}. Right: "
+        f"the dot product of rows φ apart divided by d/2, a symmetric peak of 1 at φ = 0 falling with "
+        f"ripples on both sides, {floor} within |φ| ≤ 1000."
     )
 
 
@@ -380,14 +412,20 @@ def sin_only() -> Explorer:
     """Explorer of chapter 5 (:doc:`/notebooks/05_sin_only`): the offset ``phi``.
 
     The relative residual of the best sine-only linear and affine shifts, per
-    frequency, over the table positions 0 to 400.
+    frequency, over the table positions 0 to 400, as :func:`sin_only_residuals`
+    computes it in float64. The sine columns are nearly dependent, so these
+    values are approximate for the slower frequencies (chapter 5 compares them
+    with the exact least-squares residuals).
     """
+
+    floor = 1e-10  # below the smallest residual of any frame (about 2e-9, affine, phi = 1)
 
     def setup():
         fig, ax = _figure(1, 7.0)
+        fig.subplots_adjust(left=0.12)  # room for the y label beside the 1e-10 tick labels
         (linear,) = ax.plot(np.arange(16), np.ones(16), marker="o", label="linear M s")
         (affine,) = ax.plot(np.arange(16), np.ones(16), marker="s", label="affine M s + b")
-        ax.set(yscale="log", ylim=(1e-6, 2), xlabel="frequency index i", ylabel="relative residual")
+        ax.set(yscale="log", ylim=(floor, 2), xlabel="frequency index i", ylabel="relative residual")
         ax.legend(loc="lower left", fontsize="small")
 
         def compute(phi):
@@ -395,18 +433,19 @@ def sin_only() -> Explorer:
 
         def draw(data):
             phi, lin, aff = data
-            linear.set_ydata(np.maximum(lin, 1e-6))
-            affine.set_ydata(np.maximum(aff, 1e-6))
-            ax.set_title(f"sine only, phi = {phi}, t = 0..400")
+            linear.set_ydata(np.maximum(lin, floor))
+            affine.set_ydata(np.maximum(aff, floor))
+            ax.set_title(f"sine only, d = 32, phi = {phi}, t = 0..400, float64 least squares")
 
         return fig, compute, draw
 
     def alt(phi):
         lin, aff = sin_only_residuals(phi), sin_only_residuals(phi, affine=True)
         return (
-            f"Relative residual of the best sine-only shift by {phi} over positions 0 to 400, for each of 16 "
-            f"frequencies on a logarithmic axis: linear maps from {lin.min():.2g} to {lin.max():.2g}, affine maps "
-            f"from {aff.min():.2g} to {aff.max():.2g}; both are large for the fast frequencies on the left."
+            f"Relative residual of the best sine-only shift by {phi} over positions 0 to 400, fitted in float64, "
+            f"for each of 16 frequencies on a logarithmic axis: linear maps from {lin.min():.2g} to {lin.max():.2g}, "
+            f"affine maps from {aff.min():.2g} to {aff.max():.2g}. Both are largest among the fast frequencies "
+            f"0 to 5 on the left; to the right the affine residual falls far below the linear one."
         )
 
     return Explorer(setup, {"phi": ("offset phi", [1, 2, 5, 10, 20, 50, 100])}, {"phi": 10}, alt)

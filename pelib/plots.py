@@ -23,12 +23,12 @@ from . import _validate
 CMAP = "RdBu_r"
 #: Default size of a single-panel figure, in inches.
 FIGSIZE = (8.0, 4.0)
-#: Largest magnitude drawn: Matplotlib's margins around values near the float limit overflow.
+#: The largest magnitude drawn (Matplotlib's margins around values near the float limit overflow).
 LIMIT = 1e300
 #: Accepted figure widths and heights, in inches.
 FIGSIZE_RANGE = (1.0, 100.0)
 SCALES = ("linear", "log")
-#: Largest first position of a heatmap: beyond it, neighbouring rows are no longer apart in float64.
+#: The largest first position of a heatmap (beyond it, neighbouring rows are no longer apart in float64).
 POSITION_LIMIT = 2.0**50
 
 

@@ -12,14 +12,18 @@ ULP = 2.0**-53  # spacing of float64 numbers just below 1
 
 
 def sinusoidal(p, dtype=np.float64):
-    """Largest error of ``pelib.sinusoidal`` for rows at positions up to ``|p|``."""
+    """Largest error of ``pelib.sinusoidal`` for a table with ``|start| + n_positions <= |p|``.
+
+    The docstring's measured bound for every table tested (8 units in the last place from the
+    complex multiplications); a float32 or float16 table is the float64 one rounded once.
+    """
     angle = abs(p) * (2.0**-63 if EXTENDED else 2.0**-51)
     if dtype == np.float64:
-        return 6 * ULP + angle
+        return 8 * ULP + angle
     if dtype == np.float32:
-        return 2.0**-25 * (1 + 2.0**-20) + angle
+        return 2.0**-25 + 8 * ULP + angle
     if dtype == np.float16:
-        return 2.0**-12 * (1 + 2.0**-10) + angle
+        return 2.0**-12 + 8 * ULP + angle
     if dtype == np.longdouble:
         return 4 * 2.0**-64 + angle
     raise ValueError(dtype)

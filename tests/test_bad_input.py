@@ -197,7 +197,7 @@ def _parameters(cases):
 
 
 @pytest.mark.parametrize(("case", "name"), _parameters(CASES), ids=lambda x: x.name if isinstance(x, Case) else x)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=odd_values)
 def test_odd_value_is_returned_finite_or_refused_by_name(case, name, value):
     _check(case, name, value)

@@ -114,10 +114,12 @@ def test_direct_formula_errors_are_those_of_the_docstring():
     assert error[20_000] > 1e-3
 
 
-def test_direct_float16_refuses_positions_beyond_its_range():
-    assert np.all(np.isfinite(pelib.sinusoidal_direct(3, 8, start=65_500, dtype=np.float16)))
-    with pytest.raises(ValueError, match=r"^start and n_positions: positions up to 65505 are beyond the largest float16"):
-        pelib.sinusoidal_direct(6, 8, start=65_500, dtype=np.float16)
+def test_direct_float16_refuses_positions_that_round_to_infinity():
+    # 65,505 to 65,519 round to 65,504, the largest float16 (a repeated row); 65,520 rounds to infinity.
+    rows = pelib.sinusoidal_direct(20, 8, start=65_500, dtype=np.float16)
+    assert np.all(np.isfinite(rows)) and np.array_equal(rows[4], rows[19])
+    with pytest.raises(ValueError, match=r"^start and n_positions: position 65520 rounds to infinity in float16"):
+        pelib.sinusoidal_direct(21, 8, start=65_500, dtype=np.float16)
 
 
 # --- the conventions of widely used code (chapter 2's table) -------------------------------

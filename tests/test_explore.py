@@ -72,6 +72,12 @@ def test_sin_only_residuals_against_the_exact_least_squares():
     # float64 fit is only approximate (chapter 5 compares it with the exact one); the affine fit is never worse.
     linear, affine = explore.sin_only_residuals(10), explore.sin_only_residuals(10, affine=True)
     assert np.all(affine <= linear + 1e-12)
+    # What every frame's alt text says: both are largest among frequencies 0 to 5, the affine residual falls far
+    # below the linear one to the right, and every value lies above the plot's floor of 1e-10.
+    for phi in explore.sin_only().controls["phi"]:
+        linear, affine = explore.sin_only_residuals(phi), explore.sin_only_residuals(phi, affine=True)
+        assert linear.argmax() <= 5 and affine.argmax() <= 5
+        assert np.all(affine[8:] < linear[8:] / 10) and affine.min() > 1e-10
 
 
 def test_update_times_are_measured(explorer):

@@ -80,6 +80,12 @@ def test_numbers_of_every_width_convert_exactly():
     assert oracle.to_mpf(2**70) == mpmath.mpf(2) ** 70
     with mpmath.workprec(100):
         assert oracle.to_mpf(Fraction(1, 4)) == mpmath.mpf(0.25)
+    # A Fraction keeps its digits whatever the caller's precision; an mpmath number passes through as it is.
+    big = Fraction(2**60 + 1, 3)
+    with mpmath.workprec(400):
+        assert abs(oracle.to_mpf(big) * 3 - (2**60 + 1)) < mpmath.mpf(2) ** -100
+        third = mpmath.mpf(1) / 3
+    assert oracle.to_mpf(third) is third
     with pytest.raises(TypeError):
         oracle.to_mpf(True)
 

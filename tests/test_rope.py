@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import pelib
 import oracle
+import pelib
+from oracle import transcriptions
 
 
 def rotate(row, position, layout, base=10000.0):
@@ -109,3 +110,19 @@ def test_bad_arguments():
         pelib.apply_rope(np.zeros((3, 4)), [0, 1, float("inf")])
     with pytest.raises(ValueError, match=r"^d must be even"):
         pelib.rope_permutation(5)
+
+
+def test_layouts_are_metas_and_hugging_faces_code():
+    # The transcribed Llama code of Meta (interleaved pairs) and of Hugging Face (rotate_half), run in float64,
+    # rotate exactly as apply_rope's two layouts; and the conversion script's permute is argsort(p) per head.
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(2, 6, 32))
+    positions = np.array([0, 1, 7, 100, 4095, 123456.0])
+    meta = transcriptions.meta_llama_rope(x, positions, dtype=np.float64)
+    hf = transcriptions.hf_llama_rope(x, positions, dtype=np.float64)
+    # Angles up to 1.2e5 rad are rounded in both codes: about |p| * 2**-52 on each entry.
+    assert np.abs(meta - pelib.apply_rope(x, positions, layout="interleaved")).max() < 1e-10
+    assert np.abs(hf - pelib.apply_rope(x, positions, layout="half")).max() < 1e-10
+    w = rng.normal(size=(3 * 32, 8))
+    per_head = np.concatenate([w[h * 32 : (h + 1) * 32][np.argsort(pelib.rope_permutation(32))] for h in range(3)])
+    assert np.array_equal(transcriptions.hf_llama_permute(w, n_heads=3), per_head)
