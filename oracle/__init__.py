@@ -66,7 +66,9 @@ def to_mpf(value) -> mpmath.mpf:
         bits = np.finfo(np.longdouble).nmant + 1
         return mpmath.ldexp(mpmath.mpf(int(mantissa * np.longdouble(2) ** bits)), int(exponent) - bits)
     if isinstance(value, Integral):
-        return mpmath.mpf(int(value))
+        value = int(value)
+        with mpmath.workprec(max(mpmath.mp.prec, value.bit_length() + 1)):  # exactly, however large
+            return mpmath.mpf(value)
     if isinstance(value, Fraction):
         bits = MIN_BITS + value.numerator.bit_length() + value.denominator.bit_length()
         with mpmath.workprec(max(mpmath.mp.prec, bits)):

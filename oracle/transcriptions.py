@@ -269,3 +269,322 @@ def hf_llama_permute(w, n_heads, dim1=None, dim2=None):
     dim1 = w.shape[0] if dim1 is None else dim1
     dim2 = w.shape[1] if dim2 is None else dim2
     return w.reshape(n_heads, dim1 // n_heads // 2, 2, dim2).transpose(0, 2, 1, 3).reshape(dim1, dim2)
+
+
+# --- more tables for pelib.identify: Whisper, Flax, the TensorFlow tutorials, DistilBERT, diffusers, ---------
+# --- keras-hub, ESPnet, and hand-written code with known bugs ---------------------------------------------
+#
+# Each function below names the convention its table follows: the layout, the frequency family (the paper's
+# base^(-2i/d) or tensor2tensor's geometric grid from 1 down to 1/max over d//2 - 1 steps), the position of its
+# first row, its zero rows and columns, and whether its angles are formed in float32 or float64.
+# ``tests/test_transcriptions.py`` checks every claim against the oracle.
+
+
+def whisper_sinusoids(length, channels, max_timescale=10000):
+    """OpenAI Whisper's ``sinusoids``: ``[sin | cos]``, tensor2tensor's frequencies, float32 angles, positions from 0.
+
+    Source: ``openai/whisper``, revision fdf63e51dc3089e10d72fd25ac04ffe22f86543e,
+    ``whisper/model.py``, lines 62-68 (the audio encoder's ``positional_embedding`` buffer).
+    ``np.log(max_timescale) / (channels // 2 - 1)`` is a float64 NumPy scalar; multiplied by
+    the int64 ``torch.arange`` it acts as a Python scalar, so PyTorch rounds it to float32 and
+    computes ``exp`` and the angles ``t * inv_timescales`` in float32. Frequency ``k`` is
+    ``max_timescale ** (-k / (channels // 2 - 1))``. An odd ``channels`` fails the original's
+    assertion (so it does here); ``channels == 2`` divides by zero and gives nan. Returns
+    ``(length, channels)``.
+    """
+    assert channels % 2 == 0
+    log_timescale_increment = np.log(max_timescale) / (channels // 2 - 1)
+    inv_timescales = np.exp(F32(-log_timescale_increment) * np.arange(channels // 2).astype(F32))
+    scaled_time = np.arange(length).astype(F32)[:, np.newaxis] * inv_timescales[np.newaxis, :]
+    return np.concatenate([np.sin(scaled_time), np.cos(scaled_time)], axis=1)
+
+
+def flax_sinusoidal_init(max_len, d_feature, min_scale=1.0, max_scale=10000.0):
+    """Flax's ``sinusoidal_init`` (WMT example): ``[sin | cos]``, float64 angles stored in float32, zero column if odd.
+
+    Source: ``google/flax``, revision 047b288cfc0488d17df9152ae0f48bc7d715f933,
+    ``examples/wmt/models.py``, lines 68-93. The original returns an initializer
+    ``init(key, shape, dtype)`` whose width is ``shape[-1]``; this function is that
+    initializer applied to ``(1, max_len, d_feature)``. Everything is NumPy float64:
+    ``div_term = min_scale * exp(-k log(max_scale / min_scale) / (d_feature // 2 - 1))``, the
+    tensor2tensor grid (``oracle.timescale_frequency`` with ``min_timescale=min_scale``), and
+    ``position * div_term``; the sines and cosines are written into a float32 table of zeros,
+    so an odd width keeps a zero last column. Positions start at 0. A width of 2 or 3
+    divides by zero (NumPy warns; the table is nan). Returns ``(1, max_len, d_feature)``.
+    """
+    pe = np.zeros((max_len, d_feature), dtype=np.float32)
+    position = np.arange(0, max_len)[:, np.newaxis]
+    scale_factor = -np.log(max_scale / min_scale) / (d_feature // 2 - 1)
+    div_term = min_scale * np.exp(np.arange(0, d_feature // 2) * scale_factor)
+    pe[:, : d_feature // 2] = np.sin(position * div_term)
+    pe[:, d_feature // 2 : 2 * (d_feature // 2)] = np.cos(position * div_term)
+    return pe[np.newaxis, :, :]
+
+
+def tf_text_positional_encoding(length, depth):
+    """The TensorFlow Transformer tutorial's ``positional_encoding(length, depth)``: ``[sin | cos]``, paper frequencies.
+
+    Source: ``tensorflow/text``, revision 218b976be7f0dcf11ab87e8fdb7f283c45577c38,
+    ``docs/tutorials/transformer.ipynb``, the code cell with id ``1Rz82wEs5biZ`` (its 14
+    source lines; a notebook is cited by cell, whose id is stable, not by JSON line).
+    ``depth / 2`` is a float, ``np.arange(depth / 2) / (depth / 2)`` are the exponents
+    ``2k / depth`` in float64, ``1 / 10000 ** exponent`` the frequencies and
+    ``positions * angle_rates`` the float64 angles; ``tf.cast`` rounds the table to float32.
+    Positions start at 0. For an odd ``depth`` the float range has ``ceil(depth / 2)``
+    entries, so the table has ``depth + 1`` columns: ``ceil(depth / 2)`` sines and as many
+    cosines, with exponents ``2k / depth``. Returns ``(length, depth)`` or ``(length, depth + 1)``.
+    """
+    depth = depth / 2
+    positions = np.arange(length)[:, np.newaxis]
+    depths = np.arange(depth)[np.newaxis, :] / depth
+    angle_rates = 1 / (10000**depths)
+    angle_rads = positions * angle_rates
+    pos_encoding = np.concatenate([np.sin(angle_rads), np.cos(angle_rads)], axis=-1)
+    return pos_encoding.astype(np.float32)
+
+
+def tf_docs_positional_encoding(position, d_model):
+    """The older TensorFlow tutorial's ``get_angles`` and ``positional_encoding(position, d_model)``: interleaved.
+
+    Source: ``tensorflow/docs``, revision 02b796f30713c373d7a3df6736d7b9340445a506,
+    ``site/en/tutorials/text/transformer.ipynb``, the code cells with ids ``WhIOZjMNKujn``
+    (``get_angles``, 3 lines) and ``1Rz82wEs5biZ`` (``positional_encoding``, 14 lines); the
+    same two cells were in ``tensorflow/text``'s ``docs/tutorials/transformer.ipynb`` at
+    revision 014d0079e1fc85533d726588ec28ea184005a674 before the rewrite above. The exponent
+    ``2 * (i // 2) / np.float32(d_model)`` divides an int64 array by a float32 scalar, which
+    NumPy (value-based casting before 2.0, NEP 50 since) computes in float64, so the
+    frequencies and the angles ``pos * angle_rates`` are float64; sines go to the even
+    columns and cosines to the odd ones in place, and ``tf.cast`` rounds to float32. An odd
+    width works (its last column is a sine). Positions start at 0. Returns ``(1, position, d_model)``.
+    """
+    def get_angles(pos, i, d_model):
+        angle_rates = 1 / np.power(10000, (2 * (i // 2)) / np.float32(d_model))
+        return pos * angle_rates
+
+    angle_rads = get_angles(np.arange(position)[:, np.newaxis], np.arange(d_model)[np.newaxis, :], d_model)
+    angle_rads[:, 0::2] = np.sin(angle_rads[:, 0::2])
+    angle_rads[:, 1::2] = np.cos(angle_rads[:, 1::2])
+    pos_encoding = angle_rads[np.newaxis, ...]
+    return pos_encoding.astype(np.float32)
+
+
+def distilbert_sinusoidal_embeddings(n_pos, dim):
+    """Hugging Face DistilBERT's ``create_sinusoidal_embeddings``: interleaved, paper frequencies, float64 angles.
+
+    Source: ``huggingface/transformers``, revision 00b326f4caca2d1fbebe5c86e1693475fd4d0c9a,
+    ``src/transformers/models/distilbert/modeling_distilbert.py``, lines 74-90
+    (``create_sinusoidal_embeddings`` only gathers DeepSpeed ZeRO-3 parameters around
+    ``_create_sinusoidal_embeddings``). Marian's angles ``pos / 10000 ** (2 * (j // 2) / dim)``
+    in float64, but the sines fill the even columns and the cosines the odd ones of ``out``
+    (the float32 position-embedding weight) through ``torch.FloatTensor``. An odd ``dim``
+    works (its last column is a sine). Row ``p`` holds position ``p``. Returns ``(n_pos, dim)``.
+    """
+    position_enc = np.array([[pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for pos in range(n_pos)])
+    out = np.empty((n_pos, dim), dtype=F32)
+    out[:, 0::2] = np.sin(position_enc[:, 0::2]).astype(F32)
+    out[:, 1::2] = np.cos(position_enc[:, 1::2]).astype(F32)
+    return out
+
+
+def diffusers_timestep_embedding(timesteps, embedding_dim, flip_sin_to_cos=False, downscale_freq_shift=1,
+                                 scale=1, max_period=10000):
+    """diffusers' ``get_timestep_embedding``: ``[sin | cos]`` (``[cos | sin]`` if flipped), float32, zero column if odd.
+
+    Source: ``huggingface/diffusers``, revision 0002117e9fa1351a3c0ee988d9c13e683cfb273b,
+    ``src/diffusers/models/embeddings.py``, lines 27-78. With ``K = embedding_dim // 2``,
+    frequency ``k`` is ``max_period ** (-k / (K - downscale_freq_shift))``: the default shift 1
+    gives tensor2tensor's grid, shift 0 (Stable Diffusion's ``Timesteps(..., 0)``) the paper's
+    ``max_period ** (-2k / embedding_dim)`` for an even width (``-2k / (embedding_dim - 1)``
+    for an odd one). Every step is float32: ``-log(max_period)`` times the float32 range,
+    divided by ``K - shift`` (PyTorch's CPU kernel divides; its CUDA kernel multiplies by the
+    float32 reciprocal, which can differ in the last bit), ``exp``, the timesteps
+    (``.float()``, so fractional ones are rounded to float32) times the frequencies, then
+    times ``scale``. ``flip_sin_to_cos`` swaps the halves; an odd width then gets a zero last
+    column. Row ``r`` is ``timesteps[r]``. Returns ``(len(timesteps), embedding_dim)``.
+    """
+    timesteps = np.asarray(timesteps)
+    assert len(timesteps.shape) == 1, "Timesteps should be a 1d-array"
+    half_dim = embedding_dim // 2
+    exponent = F32(-math.log(max_period)) * np.arange(0, half_dim, dtype=F32)
+    exponent = exponent / F32(half_dim - downscale_freq_shift)
+    emb = np.exp(exponent)
+    emb = timesteps[:, None].astype(F32) * emb[None, :]
+    emb = F32(scale) * emb
+    emb = np.concatenate([np.sin(emb), np.cos(emb)], axis=-1)
+    if flip_sin_to_cos:
+        emb = np.concatenate([emb[:, half_dim:], emb[:, :half_dim]], axis=-1)
+    if embedding_dim % 2 == 1:
+        emb = np.pad(emb, ((0, 0), (0, 1)))
+    return emb
+
+
+def keras_sine_position_encoding(seq_length, hidden_size, max_wavelength=10000, start_index=0):
+    """keras-hub's ``SinePositionEncoding``: interleaved through sine and cosine masks, paper frequencies, float32.
+
+    Source: ``keras-team/keras-hub``, revision 0e1444fdfbc088d2e736a43927f4719a30becd19,
+    ``keras_hub/src/layers/modeling/sine_position_encoding.py``, lines 75-96 (``call``); the
+    KerasNLP release, ``keras_nlp/layers/modeling/sine_position_encoding.py`` at revision
+    07f2448090806a2a6613dcfd9cb0cc9a44f2e050, computes the same table without ``start_index``.
+    In the layer's compute dtype (float32 here): the positions ``arange + start_index``,
+    ``min_freq = 1 / max_wavelength``, the frequencies ``min_freq ** (2 * (j // 2) / hidden_size)``
+    for every column ``j`` and the angles; each column is ``sin * sin_mask + cos * cos_mask``
+    with the masks 1 and 0, so even columns are sines and odd ones cosines. An odd width works
+    (its last column is a sine). Row ``r`` holds position ``start_index + r``. The original
+    broadcasts the table to the input's shape; this returns ``(seq_length, hidden_size)``.
+    """
+    positions = np.arange(seq_length)
+    positions = (positions + start_index).astype(F32)
+    min_freq = F32(1 / max_wavelength)
+    timescales = np.power(min_freq, (2 * (np.arange(hidden_size) // 2)).astype(F32) / F32(hidden_size))
+    angles = positions[:, np.newaxis] * timescales[np.newaxis, :]
+    cos_mask = (np.arange(hidden_size) % 2).astype(F32)
+    sin_mask = 1 - cos_mask
+    return np.sin(angles) * sin_mask + np.cos(angles) * cos_mask
+
+
+def espnet_positional_encoding(max_len, d_model, reverse=False):
+    """ESPnet's ``PositionalEncoding.extend_pe``: interleaved, paper frequencies, float32; descending if ``reverse``.
+
+    Source: ``espnet/espnet``, revision 029365d81725db38ae9d8fe2f16a3e1df97df1ee,
+    ``espnet/nets/pytorch_backend/transformer/embedding.py``, lines 36-80 (``extend_pe`` is
+    59-80); an older revision, 52652168315019b33ecd48601e56a78256fd7c02, has the same table
+    (in ``reset_``) and no ``reverse``. The PyTorch tutorial's arithmetic: ``div_term =
+    exp(arange(0, d, 2) * -(log(10000) / d))`` and ``position * div_term`` in float32. With
+    ``reverse=True`` (used by ``LegacyRelPositionalEncoding``) the positions are
+    ``max_len - 1, ..., 1, 0``: row ``r`` holds position ``max_len - 1 - r``. An odd
+    ``d_model`` fails, as in the original (``ceil(d/2)`` cosines do not fit ``floor(d/2)``
+    columns). Returns ``(1, max_len, d_model)``, the table built in ``__init__`` for a float32 input.
+    """
+    pe = np.zeros((max_len, d_model), dtype=F32)
+    if reverse:
+        position = np.arange(max_len - 1, -1, -1.0, dtype=F32)[:, np.newaxis]
+    else:
+        position = np.arange(0, max_len, dtype=F32)[:, np.newaxis]
+    div_term = np.exp(np.arange(0, d_model, 2, dtype=F32) * F32(-(math.log(10000.0) / d_model)))
+    pe[:, 0::2] = np.sin(position * div_term)
+    pe[:, 1::2] = np.cos(position * div_term)
+    return pe[np.newaxis]
+
+
+# --- hand-written code with known bugs, as published ------------------------------------------------------
+
+
+def deepctr_positional_encoding(T, num_units, zero_pad=False):
+    """DeepCTR's sinusoidal table before its fix in v0.8.7: column ``j`` has frequency ``10000 ** (-2j / d)``.
+
+    Source: ``shenweichen/DeepCTR``, revision 02efb1074ba453fde4d70494537aa20012acc3e6,
+    ``deepctr/layers/sequence.py``, the module-level function ``positional_encoding`` (the
+    table ``lookup_table``; the function then looks up rows ``0 .. T-1``, scales them by
+    ``sqrt(num_units)`` and adds them to the input). Issue shenweichen/DeepCTR#379 quotes the
+    same expression in the later ``PositionEncoding`` layer (revision
+    0df401c5bbe2e00105aff62013ec687bea61774c, lines 640-642, not in the stored index) and the
+    maintainers promised the fix for v0.8.7. The angle of column ``j`` is
+    ``pos / 10000 ** (2. * j / num_units)`` with ``j`` running over every column instead of
+    over pairs, so the sine in column ``2i`` has frequency ``10000 ** (-4i / d)`` and the
+    cosine in column ``2i + 1`` has ``10000 ** (-(4i + 2) / d)``: no two columns share a
+    frequency, and the lowest is ``10000 ** (-2 (d - 1) / d)``, about ``1e-8`` instead of
+    ``1e-4``. Float64 angles, stored in float32 (``K.variable(..., dtype=tf.float32)``).
+    Positions start at 0; ``zero_pad=True`` zeroes row 0. An odd width works. Returns ``(T, num_units)``.
+    """
+    position_enc = np.array([[pos / np.power(10000, 2. * i / num_units) for i in range(num_units)] for pos in range(T)])
+    position_enc[:, 0::2] = np.sin(position_enc[:, 0::2])
+    position_enc[:, 1::2] = np.cos(position_enc[:, 1::2])
+    lookup_table = position_enc.astype(np.float32)
+    if zero_pad:
+        lookup_table = np.concatenate((np.zeros((1, num_units), dtype=np.float32), lookup_table[1:, :]), 0)
+    return lookup_table
+
+
+def samlynnevans_positional_encoder(max_seq_len, d_model):
+    """The ``PositionalEncoder`` of SamLynnEvans/Transformer: the same table as DeepCTR's bug, by another route.
+
+    Source: ``SamLynnEvans/Transformer``, revision 8f9de975e57f00c08b675d0fddb12d228b837aeb,
+    ``Embed.py``, lines 14-29 (the buffer ``pe``, before ``forward`` scales the input); the
+    bug is issue SamLynnEvans/Transformer#25 (and #7). The loop runs over even ``i`` and writes
+    ``sin(pos / 10000 ** (2i / d))`` to column ``i`` and ``cos(pos / 10000 ** (2(i + 1) / d))``
+    to column ``i + 1``, so column ``j`` has frequency ``10000 ** (-2j / d)`` for every
+    ``j``, exactly as in :func:`deepctr_positional_encoding` (which reaches it through
+    ``2. * j / d`` over all columns). Python float64 arithmetic (``math.sin``, ``**``), each
+    value stored in a float32 tensor. Positions start at 0. An odd ``d_model`` fails
+    (``IndexError``, as in the original). Returns ``(1, max_seq_len, d_model)``.
+    """
+    pe = np.zeros((max_seq_len, d_model), dtype=F32)
+    for pos in range(max_seq_len):
+        for i in range(0, d_model, 2):
+            pe[pos, i] = math.sin(pos / (10000 ** ((2 * i) / d_model)))
+            pe[pos, i + 1] = math.cos(pos / (10000 ** ((2 * (i + 1)) / d_model)))
+    return pe[np.newaxis]
+
+
+def jadore_sinusoid_table(n_position, d_hid, padding_idx=None):
+    """attention-is-all-you-need-pytorch's 2018 ``get_sinusoid_encoding_table``: interleaved, paper, one row zeroed.
+
+    Source: ``jadore801120/attention-is-all-you-need-pytorch``, revision
+    7e14834dd5e48bb1e6c74581c55684405e821298, ``transformer/Models.py``, lines 14-32; the
+    encoder and the decoder call it with ``padding_idx=0`` (line 71 for the encoder), the
+    subject of issue jadore801120/attention-is-all-you-need-pytorch#99 (which links revision
+    20f355eb655bad40195ae302b9d8036716be9a23, lines 71 and 117). The frequencies are the
+    paper's: column ``j`` has ``10000 ** (-2 (j // 2) / d)``, sines in even columns, cosines
+    in odd ones, float64 angles stored in float32 (``torch.FloatTensor``). Row ``p`` holds
+    position ``p`` except row ``padding_idx``, which is all zeros, so with ``padding_idx=0``
+    position 0 reads a zero vector (the repository numbers real tokens from 1 and pads with
+    0). An odd width works. Returns ``(n_position, d_hid)``.
+    """
+    def cal_angle(position, hid_idx):
+        return position / np.power(10000, 2 * (hid_idx // 2) / d_hid)
+
+    def get_posi_angle_vec(position):
+        return [cal_angle(position, hid_j) for hid_j in range(d_hid)]
+
+    sinusoid_table = np.array([get_posi_angle_vec(pos_i) for pos_i in range(n_position)])
+    sinusoid_table[:, 0::2] = np.sin(sinusoid_table[:, 0::2])
+    sinusoid_table[:, 1::2] = np.cos(sinusoid_table[:, 1::2])
+    if padding_idx is not None:
+        sinusoid_table[padding_idx] = 0.
+    return sinusoid_table.astype(F32)
+
+
+def jadore_position_encoding_init(n_position, d_pos_vec):
+    """The 2017 ``position_encoding_init`` of the same repository: DeepCTR's frequency bug and a zero row 0.
+
+    Source: ``jadore801120/attention-is-all-you-need-pytorch``, revision
+    07e2cda7d6e3ed9225ae1063b90a077432c24995, ``transformer/Models.py``, lines 11-21. The
+    angle is ``pos / 10000 ** (2 * i / d)`` with ``i`` over every column (no ``i // 2``), so
+    column ``j`` has frequency ``10000 ** (-2j / d)``; row 0 is zeros ("keep dim 0 for
+    padding token position encoding zero vector") and the sines and cosines are taken of rows
+    ``1:`` only. Float64 angles stored in float32. The same NumPy operations as
+    :func:`deepctr_positional_encoding` with ``zero_pad=True``, hence the same table bit for
+    bit. An odd width works. Returns ``(n_position, d_pos_vec)``.
+    """
+    position_enc = np.array([
+        [pos / np.power(10000, 2 * i / d_pos_vec) for i in range(d_pos_vec)]
+        if pos != 0 else np.zeros(d_pos_vec) for pos in range(n_position)])
+    position_enc[1:, 0::2] = np.sin(position_enc[1:, 0::2])
+    position_enc[1:, 1::2] = np.cos(position_enc[1:, 1::2])
+    return position_enc.astype(F32)
+
+
+# --- which row a token reads: positions by index ------------------------------------------------
+
+
+def tensor2tensor_rows(length, start_index=0):
+    """The positions ``add_timing_signal_1d`` adds to a sequence of ``length`` (padded) tokens: its index.
+
+    Source: ``tensorflow/tensor2tensor``, revision 75b75f2e2281101b9b3637e14ef519afd6a11b68,
+    ``tensor2tensor/layers/common_attention.py``, ``add_timing_signal_1d``: ``length =
+    tf.shape(x)[1]`` and ``x + get_timing_signal_1d(length, channels, ...)``, so the token at
+    index ``t`` of the padded batch gets position ``t`` (the master-branch revision adds
+    ``start_index``); padding is not skipped.
+    """
+    return np.arange(length) + start_index
+
+
+def jadore_rows(length):
+    """The rows ``PositionalEncoding.forward`` of attention-is-all-you-need-pytorch adds: the token's index.
+
+    Source: ``jadore801120/attention-is-all-you-need-pytorch``, revision
+    6c0b653606854caf64a41cd1131ad60304a1feae, ``transformer/Models.py``, class
+    ``PositionalEncoding``: ``x + self.pos_table[:, :x.size(1)]``, the table of the notes' list
+    comprehension (``get_position_angle_vec``), so the token at index ``t`` reads row ``t``.
+    """
+    return np.arange(length)

@@ -9,8 +9,9 @@ and timing helpers in :mod:`pelib.timing`; each is imported on its own.
 
 from ._analysis import LinearFit, fit_linear_map, offset_distance, relative_dot
 from ._conventions import sinusoidal_direct, timing_signal
+from ._identify import Identification, identify
 from ._encoding import LAYOUTS, encode, frequencies, sinusoidal, wavelengths
-from ._rope import ROPE_LAYOUTS, apply_rope, rope_permutation
+from ._rope import ROPE_LAYOUTS, apply_rope, convert_rope_weights, rope_permutation, rope_scaling
 from ._shift import (
     packed_matrices,
     shift,
@@ -26,16 +27,20 @@ __version__ = "0.1.0"
 
 __all__ = [
     "LAYOUTS",
+    "Identification",
     "LinearFit",
     "ROPE_LAYOUTS",
     "apply_rope",
+    "convert_rope_weights",
     "encode",
     "fit_linear_map",
     "frequencies",
+    "identify",
     "offset_distance",
     "packed_matrices",
     "relative_dot",
     "rope_permutation",
+    "rope_scaling",
     "shift",
     "shift_loop",
     "shift_matmul",

@@ -99,7 +99,7 @@ def sinusoidal_direct(
     :math:`d = 1024`, about 3e-6 at position 49, 4e-4 at 8,191 and 1e-3 by
     position 20,000. Compare :func:`sinusoidal`, which rounds only the result.
     Chapter 2 (:doc:`/notebooks/02_code_equivalence`) uses it for the
-    float32 implementations, chapter 7 (:doc:`/notebooks/07_precision_and_speed`)
+    float32 implementations, chapter 10 (:doc:`/notebooks/10_precision_and_speed`)
     measures it.
 
     Parameters

@@ -162,6 +162,42 @@ def float_array(value: Any, name: str, *, ndim: int | None = None) -> np.ndarray
     return array
 
 
+#: Floating-point formats that NumPy knows only as extension types (``ml_dtypes``: bfloat16 and the
+#: float8 kinds). pelib never imports them; arrays of these types are recognised by their dtype's name.
+EXTENSION_FLOATS = ("bfloat16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e4m3b11fnuz", "float8_e5m2",
+                    "float8_e5m2fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float6_e2m3fn",
+                    "float6_e3m2fn", "float4_e2m1fn")
+
+
+def is_extension_float(dtype: np.dtype) -> bool:
+    """Whether ``dtype`` is one of the :data:`EXTENSION_FLOATS` (such as ``ml_dtypes.bfloat16``)."""
+    return dtype.kind == "V" and dtype.names is None and dtype.name in EXTENSION_FLOATS
+
+
+def weight_array(value: Any, name: str) -> np.ndarray:
+    """Return ``value`` as an array of finite real numbers, keeping its dtype (integers, NumPy floats and
+    the :data:`EXTENSION_FLOATS` such as bfloat16)."""
+    accepted = f"{name} must be an array of finite real numbers (integer, float or bfloat16)"
+    if _is_bool(value) or isinstance(value, (str, bytes, dict, set, frozenset)) or value is None:
+        raise TypeError(f"{accepted}, got {describe(value)}")
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{accepted}, got {describe(value)} (not a rectangular array of numbers)") from None
+    if is_extension_float(array.dtype):
+        finite = np.isfinite(array.astype(np.float32))
+    elif array.dtype.kind in "iuf":
+        finite = np.isfinite(array) if array.dtype.kind == "f" else np.True_
+    elif array.dtype.kind == "O":
+        raise TypeError(f"{accepted}, got {describe(value)} (an array of Python objects, such as integers "
+                        "beyond 64 bits, None or mixed types)")
+    else:
+        raise TypeError(f"{accepted}, got an array of dtype {array.dtype}")
+    if not np.all(finite):
+        raise ValueError(f"{accepted}; it holds nan or infinity")
+    return array
+
+
 def _memory() -> int:
     """Bytes of physical memory of this machine (2**40 where the system does not say)."""
     try:

@@ -355,7 +355,7 @@ def bars(values: dict[str, float], ax: Axes | None = None, *, ylabel: str, title
          log: bool = False) -> Axes:
     """Horizontal bars, one per labelled value, with the value written beside each bar.
 
-    Used in chapter 7 (:doc:`/notebooks/07_precision_and_speed`) for timings.
+    Used in chapter 10 (:doc:`/notebooks/10_precision_and_speed`) for timings.
 
     Parameters
     ----------

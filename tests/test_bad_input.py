@@ -33,7 +33,7 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 import pelib  # noqa: E402
-from pelib import explore, plots, timing  # noqa: E402
+from pelib import attention, explore, plots, timing  # noqa: E402
 
 
 @dataclass
@@ -72,6 +72,10 @@ def _tiny_explorer():
 
 TABLE = pelib.sinusoidal(6, 8)
 ROWS = np.random.default_rng(0).normal(size=(3, 8))
+IDENTIFIED = pelib.identify(pelib.sinusoidal(10, 8, start=3))
+MODEL = attention.train(attention.copy_back(2, vocab=5), "learned", steps=2, d_model=4, batch=2, length=8,
+                        max_length=16)
+TASK = attention.previous_occurrence(keys=3, values=4)
 
 CASES = [
     Case("frequencies", pelib.frequencies, dict(d_model=8, base=10000.0)),
@@ -87,13 +91,45 @@ CASES = [
     Case("relative_dot", pelib.relative_dot, dict(offsets=[0, 1, 10], d_model=8, base=10000.0)),
     Case("offset_distance", pelib.offset_distance, dict(offsets=[0, 1, 10], d_model=8, base=10000.0)),
     Case("fit_linear_map", pelib.fit_linear_map, dict(source=ROWS, target=ROWS[:, :3], affine=True)),
-    Case("apply_rope", pelib.apply_rope, dict(x=ROWS, positions=[0, 1, 2], base=10000.0, layout="half")),
+    Case("apply_rope", pelib.apply_rope, dict(x=ROWS, positions=[0, 1, 2], base=10000.0, layout="half",
+                                              attention_factor=1.25)),
+    Case("apply_rope[frequencies]", pelib.apply_rope, dict(x=ROWS, positions=[0, 1, 2],
+         frequencies=[1.0, 0.1, 0.01, 0.001], layout="interleaved", attention_factor=1.25)),
+    Case("rope_scaling", pelib.rope_scaling, dict(d=8, method="yarn", base=10000.0, factor=4.0, original_context=2048,
+         beta_fast=32.0, beta_slow=1.0, truncate=False, mscale=0.707, mscale_all_dim=0.5, attention_factor=None)),
+    Case("rope_scaling[dynamic]", pelib.rope_scaling, dict(d=8, method="dynamic", base=500.0, factor=2.0,
+         original_context=1024, context=3000)),
+    Case("rope_scaling[llama3]", pelib.rope_scaling, dict(d=16, method="llama3", base=500000.0, factor=8.0,
+         original_context=8192, low_freq_factor=1.0, high_freq_factor=4.0)),
+    Case("rope_scaling[linear]", pelib.rope_scaling, dict(d=8, method="linear", base=10000.0, factor=3.0)),
     Case("rope_permutation", pelib.rope_permutation, dict(d=8)),
+    Case("convert_rope_weights", pelib.convert_rope_weights,
+         dict(w=np.ones((8, 3)), n_heads=2, head_dim=4, to="half", rotary_dim=2)),
+    Case("identify", pelib.identify, dict(table=pelib.sinusoidal(10, 8, start=3))),
+    Case("Identification.table", None, dict(n_positions=5)),
     Case("shift_matrix", pelib.shift_matrix, dict(phi=2.5, d_model=8, base=10000.0)),
     Case("packed_matrices", pelib.packed_matrices, dict(phi=2.5, d_model=8, base=10000.0)),
     Case("swap_vectors", pelib.swap_vectors, dict(phi=2.5, d_model=8, base=10000.0)),
     *[Case(f.__name__, f, dict(pe=TABLE, phi=3.0, base=10000.0))
       for f in (pelib.shift, pelib.shift_loop, pelib.shift_matmul, pelib.shift_packed, pelib.shift_swap)],
+    Case("attention.softmax", attention.softmax, dict(x=np.arange(6.0).reshape(2, 3), axis=0)),
+    Case("attention.scores", attention.scores, dict(q=np.ones((3, 4)), k=np.ones((2, 4)), scale=0.5)),
+    Case("attention.head", attention.head, dict(x=ROWS, w_q=np.ones((8, 4)), w_k=np.ones((8, 4)), w_v=np.ones((8, 2)),
+                                                positions=[0.0, 1.0, 5.0], rope=True, base=100.0, frequencies=None,
+                                                causal=True, scale=0.5)),
+    Case("attention.head[frequencies]", attention.head, dict(x=ROWS, w_q=np.ones((8, 4)), w_k=np.ones((8, 4)),
+                                                             rope=True, frequencies=[1.0, 0.1], causal=False)),
+    Case("attention.relative_head", attention.relative_head,
+         dict(d_model=8, offset=3, pairs=[0, 2], sharpness=4.0, base=10000.0)),
+    Case("attention.block_rotations", attention.block_rotations, dict(matrix=np.arange(16.0).reshape(4, 4))),
+    Case("attention.copy_back", attention.copy_back, dict(lag=2, vocab=5)),
+    Case("attention.previous_occurrence", attention.previous_occurrence, dict(keys=3, values=4)),
+    Case("attention.train", attention.train, dict(task=attention.copy_back(1, vocab=4), encoding="rope", steps=2,
+                                                  seed=1, d_model=4, d_k=2, batch=2, length=6, learning_rate=0.01,
+                                                  max_length=8, base=100.0)),
+    Case("Task.sample", TASK.sample, dict(batch=2, length=6, seed=3)),
+    Case("Model.forward", MODEL.forward, dict(tokens=[[0, 1, 2, 4]])),
+    Case("Model.evaluate", MODEL.evaluate, dict(length=12, seed=2, batch=2, start=3)),
     Case("plots.axes", plots.axes, dict(ax=None, figsize=(4.0, 3.0))),
     Case("plots.heatmap", plots.heatmap, dict(table=TABLE, ax=None, start=2, title="t", colorbar=False)),
     Case("plots.columns", plots.columns, dict(table=TABLE, cols=[0, 3], ax=None, positions=np.arange(6), title="t")),
@@ -152,6 +188,9 @@ def _check_finite(result, where="result"):
     """Every number in ``result`` is finite (recursively through tuples, lists and dicts)."""
     if isinstance(result, (Axes, Figure, explore.Explorer, bytes, str)) or result is None:
         return
+    if isinstance(result, pelib.Identification):
+        _check_finite([result.base, result.offset, result.max_error, result.table(3)], where)
+        return
     if isinstance(result, dict):
         for key, value in result.items():
             _check_finite(value, f"{where}[{key!r}]")
@@ -174,6 +213,8 @@ def _call(case: Case, name: str, value, explorer=None):
     kwargs[name] = value
     if case.name.startswith("Explorer."):
         return getattr(explorer, case.name.split(".")[1])(**kwargs)
+    if case.name.startswith("Identification."):
+        return getattr(IDENTIFIED, case.name.split(".")[1])(**kwargs)
     return case.func(**kwargs)
 
 
@@ -237,6 +278,10 @@ def test_every_public_function_has_a_case():
                and getattr(getattr(plots, n), "__module__", "") == plots.__name__}
     public |= {f"explore.{n}" for n in dir(explore) if not n.startswith("_") and callable(getattr(explore, n))
                and getattr(getattr(explore, n), "__module__", "") == explore.__name__}
-    public |= {"timing.best_time", "Explorer.frame", "Explorer.html"}
+    public |= {f"attention.{n}" for n in dir(attention) if not n.startswith("_") and callable(getattr(attention, n))
+               and getattr(getattr(attention, n), "__module__", "") == attention.__name__
+               and not isinstance(getattr(attention, n), type)}
+    public |= {"timing.best_time", "Explorer.frame", "Explorer.html", "Identification.table", "Task.sample",
+               "Model.forward", "Model.evaluate"}
     public -= {"explore.formula", "explore.wavelengths", "explore.sin_only"}  # no parameters to replace
     assert public <= covered, sorted(public - covered)

@@ -93,7 +93,7 @@ def test_timing_signal_arguments():
 def test_direct_formula_in_float64_is_the_paper(d_model):
     got = pelib.sinusoidal_direct(60, d_model)
     assert got.dtype == np.float64
-    assert oracle.error(got, range(60), d_model).max() <= bounds.encode(60)
+    assert oracle.error(got, range(60), d_model).max() <= bounds.direct(60)
 
 
 def test_direct_formula_in_float32_rounds_the_angle():

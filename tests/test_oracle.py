@@ -156,3 +156,12 @@ def test_least_squares_recovers_a_known_map():
     assert np.allclose([float(v) for v in offset], [3, 0], rtol=0, atol=1e-60) and residuals.max() < 1e-60
     _, none, linear = oracle.least_squares(source, target)
     assert none is None and linear[0] > 0.1 and linear[1] < 1e-60
+
+
+def test_integers_beyond_2_to_the_53_convert_exactly():
+    big = 10**17 + 1  # not a float64
+    assert oracle.to_mpf(big) - oracle.to_mpf(10**17) == 1
+    # sin(p) for p and p + 1 differ: the oracle must not round the position to float64 first
+    assert oracle.encoding([big], 2)[0, 0] != oracle.encoding([10**17], 2)[0, 0]
+    with mpmath.workprec(300):
+        assert oracle.to_mpf(2**200 + 1) == mpmath.mpf(2) ** 200 + 1

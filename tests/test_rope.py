@@ -1,4 +1,4 @@
-"""Rotary position embedding against rotations written out with math.cos and math.sin (chapter 6)."""
+"""Rotary position embedding against rotations written out with math.cos and math.sin (chapter 7)."""
 
 import math
 

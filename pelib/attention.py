@@ -1,0 +1,942 @@
+"""One attention head in NumPy: scores, softmax, a head built from the shift T(phi), and a tiny trainer.
+
+Chapter 6 (:doc:`/notebooks/06_attention`) asks whether attention can use the linear shift of
+chapter 3, ``PE(t + phi) = T(phi) PE(t)``. This module holds what it needs:
+
+- :func:`softmax`, :func:`scores` and :func:`head`: scaled dot-product attention for one head,
+  with the book's row vectors (``q = x @ w_q``), optionally causal and optionally with rotary
+  embeddings (:func:`pelib.apply_rope`) on queries and keys;
+- :func:`relative_head`: the query and key weights, built from :math:`T(\\phi)` on chosen
+  pairs, of a head whose position-only scores peak at the key ``offset`` positions back;
+- :func:`block_rotations`: how much of a learned bilinear form ``w_q @ w_k.T`` is a rotation
+  in each pair, the only part of it that reads sinusoidal encodings relatively;
+- :func:`copy_back`, :func:`previous_occurrence` and :func:`train`: two tasks that need
+  relative position and a deterministic trainer (manual gradients, Adam) of one causal
+  attention layer with sinusoidal, learned, rotary or no position information.
+
+It needs NumPy only and is imported on its own: ``from pelib import attention``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import _validate
+from ._encoding import sinusoidal
+from ._rope import apply_rope
+from ._shift import _angles
+
+__all__ = [
+    "ENCODINGS",
+    "Batch",
+    "BlockRotations",
+    "Evaluation",
+    "Forward",
+    "Head",
+    "Model",
+    "Task",
+    "block_rotations",
+    "copy_back",
+    "head",
+    "previous_occurrence",
+    "relative_head",
+    "scores",
+    "softmax",
+    "train",
+]
+
+#: The position information :func:`train` knows: added sinusoidal table, added learned table,
+#: rotary embeddings of queries and keys, and none.
+ENCODINGS = ("sinusoidal", "learned", "rope", "none")
+
+#: Adam's constants in :func:`train` (Kingma and Ba's defaults).
+_BETA1, _BETA2, _EPSILON = 0.9, 0.999, 1e-8
+#: Bounds that keep a call of the trainer or a task within seconds and memory.
+_MAX_WIDTH = 1024
+_MAX_LENGTH = 1 << 14
+_MAX_STEPS = 100_000
+_MAX_VOCAB = 4096
+
+
+# --- argument checks of this module -----------------------------------------------------------
+
+
+def _matrix(value: Any, name: str) -> np.ndarray:
+    array = _validate.float_array(value, name, ndim=2)
+    if 0 in array.shape:
+        raise ValueError(f"{name} must be a 2-D array with at least one row and one column, got shape {array.shape}")
+    return array
+
+
+def _token_array(value: Any, name: str, vocab: int) -> np.ndarray:
+    """``value`` as a 2-D int64 array of token ids in [0, vocab)."""
+    accepted = f"{name} must be a 2-D array of integer token ids in [0, {vocab})"
+    if _validate._is_bool(value) or isinstance(value, (str, bytes, dict, set, frozenset)) or value is None:
+        raise TypeError(f"{accepted}, got {_validate.describe(value)}")
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{accepted}, got {_validate.describe(value)} (not a rectangular array)") from None
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"{accepted}, got an array of dtype {array.dtype}")
+    if array.ndim != 2 or 0 in array.shape:
+        raise ValueError(f"{accepted} of shape (batch, length), both at least 1, got shape {array.shape}")
+    if array.min() < 0 or array.max() >= vocab:
+        raise ValueError(f"{accepted}, got values from {array.min()} to {array.max()}")
+    return array.astype(np.int64)
+
+
+def _scale(scale: Any, d_k: int) -> float:
+    if scale is None:
+        return 1.0 / math.sqrt(d_k)
+    return _validate.real(scale, "scale", positive=True)
+
+
+# --- attention --------------------------------------------------------------------------------
+
+
+def softmax(x: ArrayLike, axis: int = -1) -> np.ndarray:
+    r"""The softmax of ``x`` along ``axis``, computed stably: :math:`e^{x_j - \max x} / \sum e^{x - \max x}`.
+
+    Subtracting the maximum first keeps every exponential in :math:`(0, 1]`, so no input
+    overflows and the largest entry's exponential is exactly 1. Chapter 6
+    (:doc:`/notebooks/06_attention`) uses it for attention weights.
+
+    Parameters
+    ----------
+    x : array_like
+        Finite real numbers, at least 1-D, with at least one entry along ``axis``.
+    axis : int, default -1
+        The axis whose entries sum to 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        Non-negative floats of the shape and type of ``x`` (float64 for integers),
+        summing to 1 along ``axis`` up to rounding.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not an array of real numbers or ``axis`` not an integer.
+    ValueError
+        If ``x`` holds nan or infinity, is 0-D or empty along ``axis``, or ``axis`` is out of range.
+
+    Examples
+    --------
+    >>> softmax([0.0, 0.0, math.log(2.0)])
+    array([0.25, 0.25, 0.5 ])
+    >>> softmax([1000.0, 0.0])       # no overflow
+    array([1., 0.])
+    """
+    x = _validate.float_array(x, "x")
+    if x.ndim == 0:
+        raise ValueError("x must be at least 1-D, got a 0-D array")
+    axis = _axis(axis, x.ndim)
+    if x.shape[axis] == 0:
+        raise ValueError(f"x must have at least one entry along axis {axis}, got shape {x.shape}")
+    return _softmax(x, axis)
+
+
+def _axis(axis: Any, ndim: int) -> int:
+    if _validate._is_bool(axis) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"axis must be an integer, got {_validate.describe(axis)}")
+    if not -ndim <= int(axis) < ndim:
+        raise ValueError(f"axis must be in [-{ndim}, {ndim - 1}] for an array of {ndim} axes, got {axis}")
+    return int(axis) % ndim
+
+
+def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Softmax of a validated array; entries of -inf (masked) get weight 0."""
+    with np.errstate(over="ignore", invalid="ignore"):  # x - max may fall below the float range: exp gives 0
+        z = np.exp(x - x.max(axis=axis, keepdims=True))
+    return z / z.sum(axis=axis, keepdims=True)
+
+
+def scores(q: ArrayLike, k: ArrayLike, *, scale: float | None = None) -> np.ndarray:
+    r"""Scaled dot-product scores :math:`s_{ts} = q_t \cdot k_s \cdot \text{scale}`, the paper's :math:`QK^\top/\sqrt{d_k}`.
+
+    Rows are vectors, as in the paper: ``q`` holds one query per row and ``k`` one key per
+    row. No mask is applied (a masked score would be :math:`-\infty`, which pelib never
+    returns); :func:`head` applies the causal mask to the weights. Chapter 6
+    (:doc:`/notebooks/06_attention`).
+
+    Parameters
+    ----------
+    q : array_like
+        Queries, shape ``(..., n, d_k)``, finite real numbers.
+    k : array_like
+        Keys, shape ``(..., m, d_k)``; the leading axes broadcast against those of ``q``.
+    scale : float, optional
+        Finite and positive; default :math:`1/\sqrt{d_k}`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float array of shape ``(..., n, m)``.
+
+    Raises
+    ------
+    TypeError
+        If ``q`` or ``k`` is not an array of real numbers or ``scale`` not a real number.
+    ValueError
+        If ``q`` or ``k`` has fewer than 2 axes or no columns, their widths differ, their
+        leading axes do not broadcast, ``scale`` is not finite and positive, or a score
+        overflows.
+
+    Examples
+    --------
+    >>> scores([[1.0, 0.0], [0.0, 2.0]], [[3.0, 4.0]], scale=1.0)
+    array([[3.],
+           [8.]])
+    """
+    q, k = _vectors(q, "q"), _vectors(k, "k")
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"q and k must have the same width d_k (last axis), got {q.shape[-1]} and {k.shape[-1]}")
+    try:
+        np.broadcast_shapes(q.shape[:-2], k.shape[:-2])
+    except ValueError:
+        raise ValueError(f"the leading axes of q {q.shape} and k {k.shape} do not broadcast") from None
+    scale = _scale(scale, q.shape[-1])
+    _validate.fits(math.prod(np.broadcast_shapes(q.shape[:-2], k.shape[:-2])) * q.shape[-2] * k.shape[-2], 8, "q and k")
+    with _validate.arithmetic("q, k and scale", "the scores are"):
+        return (q @ np.swapaxes(k, -1, -2)) * scale
+
+
+def _vectors(value: Any, name: str) -> np.ndarray:
+    array = _validate.float_array(value, name)
+    if array.ndim < 2 or array.shape[-1] == 0:
+        raise ValueError(f"{name} must have shape (..., n, d_k) with d_k >= 1, got shape {array.shape}")
+    return array
+
+
+class Head(NamedTuple):
+    """What :func:`head` computes: ``scores`` (unmasked, scaled), ``weights`` (softmax, masked) and ``output``."""
+
+    scores: np.ndarray
+    weights: np.ndarray
+    output: np.ndarray
+
+
+def head(x: ArrayLike, w_q: ArrayLike, w_k: ArrayLike, w_v: ArrayLike | None = None, *,
+         positions: ArrayLike | None = None, rope: bool = False, base: float | None = None,
+         frequencies: ArrayLike | None = None, causal: bool = False, scale: float | None = None) -> Head:
+    r"""One attention head on the rows of ``x``: :math:`\mathrm{softmax}(QK^\top \cdot \text{scale})\,V`.
+
+    With the paper's row vectors, :math:`Q = x W^Q`, :math:`K = x W^K`, :math:`V = x W^V`
+    (section 3.2.2 of Vaswani et al. 2017; ``w_v=None`` means :math:`V = x`). With
+    ``rope=True`` the rows of :math:`Q` and :math:`K` are first turned by
+    :func:`pelib.apply_rope` (interleaved pairs) at ``positions``, so that a score
+    depends on the positions only through their difference. With ``causal=True`` the
+    query in row ``t`` sees the keys ``0 .. t`` only. Chapter 6
+    (:doc:`/notebooks/06_attention`) builds heads by hand and checks them.
+
+    Parameters
+    ----------
+    x : array_like
+        Input rows, shape ``(..., n, d_model)``, finite real numbers.
+    w_q, w_k : array_like
+        Query and key weights, shape ``(d_model, d_k)`` each.
+    w_v : array_like, optional
+        Value weights, shape ``(d_model, d_v)``; default the identity (values are the rows of ``x``).
+    positions : array_like, optional
+        With ``rope`` only: the position of each row, shape ``(n,)``; default ``0 .. n - 1``.
+    rope : bool, default False
+        Rotate queries and keys as rotary embeddings do; ``d_k`` must be even.
+    base, frequencies : optional
+        With ``rope`` only: passed to :func:`pelib.apply_rope` (default base 10000).
+    causal : bool, default False
+        Mask the keys after each query (``n`` queries and ``n`` keys, aligned at the start).
+    scale : float, optional
+        Finite and positive; default :math:`1/\sqrt{d_k}`.
+
+    Returns
+    -------
+    Head
+        ``scores`` of shape ``(..., n, n)`` (scaled, before the mask), ``weights`` of the same
+        shape (each row sums to 1; exactly 0 on masked keys) and ``output`` of shape
+        ``(..., n, d_v)``.
+
+    Raises
+    ------
+    TypeError
+        If an array is not real, ``rope`` or ``causal`` is not a bool, or ``scale`` not a real number.
+    ValueError
+        If the shapes do not fit together, ``positions``, ``base`` or ``frequencies`` is given
+        without ``rope``, or a value overflows.
+
+    Examples
+    --------
+    >>> x = np.eye(3)
+    >>> h = head(x, np.eye(3) * 50, np.eye(3), causal=True)
+    >>> h.weights.round(3)
+    array([[1., 0., 0.],
+           [0., 1., 0.],
+           [0., 0., 1.]])
+    """
+    x = _validate.float_array(x, "x")
+    if x.ndim < 2 or 0 in x.shape[-2:]:
+        raise ValueError(f"x must have shape (..., n, d_model) with n, d_model >= 1, got shape {x.shape}")
+    w_q, w_k = _matrix(w_q, "w_q"), _matrix(w_k, "w_k")
+    d_model = x.shape[-1]
+    for name, w in (("w_q", w_q), ("w_k", w_k)):
+        if w.shape[0] != d_model:
+            raise ValueError(f"{name} must have d_model = {d_model} rows (the width of x), got shape {w.shape}")
+    if w_q.shape != w_k.shape:
+        raise ValueError(f"w_q and w_k must have the same shape (d_model, d_k), got {w_q.shape} and {w_k.shape}")
+    if w_v is not None:
+        w_v = _matrix(w_v, "w_v")
+        if w_v.shape[0] != d_model:
+            raise ValueError(f"w_v must have d_model = {d_model} rows (the width of x), got shape {w_v.shape}")
+    rope = _validate.boolean(rope, "rope")
+    causal = _validate.boolean(causal, "causal")
+    if not rope:
+        for name, value in (("positions", positions), ("base", base), ("frequencies", frequencies)):
+            if value is not None:
+                raise ValueError(f"{name} is used only with rope=True; got {name} and rope=False")
+    d_k = w_q.shape[1]
+    if rope and d_k % 2:
+        raise ValueError(f"w_q and w_k must have an even number of columns (d_k) for rope, got {d_k}")
+    scale = _scale(scale, d_k)
+    n = x.shape[-2]
+    _validate.fits(math.prod(x.shape[:-1]) * max(n, d_k, 1 if w_v is None else w_v.shape[1], d_model), 8, "x")
+    with _validate.arithmetic("x, w_q and w_k", "the queries and keys are"):
+        q, k = x @ w_q, x @ w_k
+    if rope:
+        if positions is None:
+            positions = np.arange(n, dtype=np.float64)
+        q = apply_rope(q, positions, base=base, layout="interleaved", frequencies=frequencies)
+        k = apply_rope(k, positions, base=base, layout="interleaved", frequencies=frequencies)
+    with _validate.arithmetic("x, w_q, w_k and scale", "the scores are"):
+        s = (q @ np.swapaxes(k, -1, -2)) * scale
+    masked = np.where(np.tril(np.ones((n, n), dtype=bool)), s, -np.inf) if causal else s
+    weights = _softmax(masked)
+    with _validate.arithmetic("x and w_v", "the values are"):
+        values = x if w_v is None else x @ w_v
+        return Head(s, weights, weights @ values)
+
+
+# --- a head built from the shift --------------------------------------------------------------
+
+
+def relative_head(d_model: int, offset: float, *, pairs: ArrayLike | None = None, sharpness: float = 10.0,
+                  base: float = 10000.0) -> tuple[np.ndarray, np.ndarray]:
+    r"""Query and key weights of a head whose position-only scores peak ``offset`` positions back.
+
+    With :math:`J` the :math:`d_\text{model} \times d_k` matrix that picks the columns
+    :math:`2i, 2i + 1` of the chosen pairs :math:`i \in S` (:math:`d_k = 2|S|`), the weights are
+
+    .. math:: W^K = J, \qquad W^Q = c\,T(\phi)\,J, \qquad c = \text{sharpness}\,\sqrt{d_k}/|S|,
+
+    with :math:`\phi` = ``offset`` and :math:`T(\phi)` the shift of chapter 3
+    (:func:`pelib.shift_matrix`). Since :math:`PE(t)^\top T(\phi) = PE(t - \phi)^\top`, the
+    score of :func:`scores` (scale :math:`1/\sqrt{d_k}`) of the encodings of positions
+    :math:`t` and :math:`s` alone is
+
+    .. math:: \text{sharpness} \cdot \frac{1}{|S|} \sum_{i \in S} \cos\bigl(\omega_i (t - \phi - s)\bigr):
+
+    exactly ``sharpness`` at the key :math:`s = t - \phi` and less wherever some chosen pair
+    tells :math:`s` from :math:`t - \phi`. A head of width :math:`d_k` holds at most
+    :math:`d_k / 2` pairs this way. Chapter 6 (:doc:`/notebooks/06_attention`) builds it,
+    measures how sharp it is and adds token embeddings to its input.
+
+    Parameters
+    ----------
+    d_model : int
+        Width of the (interleaved) encoding, even and at least 2.
+    offset : float
+        How many positions back the head looks; any finite real number (negative looks ahead).
+    pairs : array_like of int, optional
+        The pairs :math:`S` the head holds: distinct indices in ``[0, d_model / 2)``, in the
+        order of the head's columns. Default: all pairs (:math:`d_k = d_\text{model}`).
+    sharpness : float, default 10.0
+        The score at the target key, finite and positive.
+    base : float, default 10000.0
+        The base of the encoding, finite and positive.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(w_q, w_k)``, float64 arrays of shape ``(d_model, 2 * len(pairs))``.
+
+    Raises
+    ------
+    TypeError
+        If an argument is of the wrong kind (``pairs`` must hold integers).
+    ValueError
+        If ``d_model`` is odd or below 2, ``pairs`` is empty, repeats a pair or names one
+        outside ``[0, d_model / 2)``, or a number is out of range.
+
+    Examples
+    --------
+    >>> import pelib
+    >>> w_q, w_k = relative_head(8, 2, pairs=[0, 1], sharpness=1.0)
+    >>> pe = pelib.sinusoidal(6, 8)
+    >>> s = scores(pe @ w_q, pe @ w_k)
+    >>> int(s[5].argmax()), float(s[5, 3].round(12))
+    (3, 1.0)
+    """
+    offset = _validate.real(offset, "offset")
+    theta = _angles(offset, d_model, base)  # validates d_model (even, >= 2) and base
+    d_model = len(theta) * 2
+    chosen = _pairs(pairs, d_model)
+    sharpness = _validate.real(sharpness, "sharpness", positive=True)
+    d_k = 2 * len(chosen)
+    _validate.fits(d_model * d_k, 8, "d_model and pairs")
+    c = sharpness * math.sqrt(d_k) / len(chosen)
+    if not math.isfinite(c):
+        raise ValueError(f"sharpness: the weights sharpness * sqrt(d_k) / len(pairs) are beyond the floating-point "
+                         f"range, got sharpness={sharpness!r}")
+    cos, sin = c * np.cos(theta[chosen]), c * np.sin(theta[chosen])
+    w_q, w_k = np.zeros((d_model, d_k)), np.zeros((d_model, d_k))
+    rows, cols = 2 * chosen, 2 * np.arange(len(chosen))
+    w_k[rows, cols], w_k[rows + 1, cols + 1] = 1.0, 1.0
+    # block i of T(phi) (pelib.shift_matrix) is [[cos, sin], [-sin, cos]] of w_i phi
+    w_q[rows, cols], w_q[rows, cols + 1] = cos, sin
+    w_q[rows + 1, cols], w_q[rows + 1, cols + 1] = -sin, cos
+    return w_q, w_k
+
+
+def _pairs(pairs: Any, d_model: int) -> np.ndarray:
+    half = d_model // 2
+    if pairs is None:
+        return np.arange(half)
+    accepted = f"pairs must be a 1-D array of distinct integers in [0, d_model / 2 = {half}) (pair indices)"
+    if _validate._is_bool(pairs) or isinstance(pairs, (str, bytes, dict, set, frozenset)):
+        raise TypeError(f"{accepted}, got {_validate.describe(pairs)}")
+    try:
+        array = np.asarray(pairs)
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"{accepted}, got {_validate.describe(pairs)} (not a rectangular array)") from None
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"{accepted}, got an array of dtype {array.dtype}")
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"{accepted}, at least one, got shape {array.shape}")
+    if array.min() < 0 or array.max() >= half or len(np.unique(array)) != array.size:
+        raise ValueError(f"{accepted}, got {array.tolist()[:8]}{' ...' if array.size > 8 else ''}")
+    return array.astype(np.int64)
+
+
+class BlockRotations(NamedTuple):
+    """The rotation part of each diagonal 2 x 2 block of a matrix (see :func:`block_rotations`)."""
+
+    amplitudes: np.ndarray
+    angles: np.ndarray
+    share: float
+
+
+def block_rotations(matrix: ArrayLike) -> BlockRotations:
+    r"""How much of a bilinear form on interleaved (sin, cos) pairs reads positions relatively.
+
+    For a :math:`d \times d` matrix :math:`M` (such as a head's :math:`W^Q (W^K)^\top`) and
+    the interleaved encoding, the position-only score :math:`PE(t)^\top M\,PE(s)` is a sum over
+    the 2 x 2 blocks :math:`B_{ij}` (rows of pair :math:`i`, columns of pair :math:`j`).
+    Writing :math:`B_{ii} = \begin{pmatrix} a & b \\ c & e \end{pmatrix}`,
+
+    .. math:: (\sin\alpha, \cos\alpha)\,B_{ii}\,(\sin\beta, \cos\beta)^\top
+              = \rho_i \cos(\alpha - \beta - \theta_i) + \tfrac{e - a}{2}\cos(\alpha + \beta)
+              + \tfrac{b + c}{2}\sin(\alpha + \beta),
+
+    with :math:`\rho_i\cos\theta_i = (a + e)/2` and :math:`\rho_i\sin\theta_i = (b - c)/2`.
+    With :math:`\alpha = \omega_i t`, :math:`\beta = \omega_i s`, only the first term depends
+    on :math:`t - s` alone; the other terms, and every off-diagonal block, depend on where the
+    two positions are. The rotation parts
+    :math:`\rho_i \bigl(\begin{smallmatrix} \cos\theta_i & \sin\theta_i \\ -\sin\theta_i & \cos\theta_i \end{smallmatrix}\bigr)`
+    are orthogonal (in the Frobenius inner product) to everything else in :math:`M`, so
+    ``share`` :math:`= \sum_i 2\rho_i^2 / \lVert M \rVert_F^2` is the fraction of
+    :math:`\lVert M \rVert_F^2` that reads positions relatively. For the head of
+    :func:`relative_head`, :math:`\theta_i = \omega_i\phi` on the chosen pairs and the share
+    is 1. Chapter 6 (:doc:`/notebooks/06_attention`) applies it to learned heads.
+
+    Parameters
+    ----------
+    matrix : array_like
+        A square matrix of finite real numbers with an even number of rows, at least 2.
+
+    Returns
+    -------
+    BlockRotations
+        ``amplitudes`` :math:`\rho_i \ge 0` and ``angles`` :math:`\theta_i \in (-\pi, \pi]`
+        (float64, one per pair; the angle of a zero block is 0), and ``share`` in [0, 1]
+        (0 for the zero matrix).
+
+    Raises
+    ------
+    TypeError
+        If ``matrix`` is not an array of real numbers.
+    ValueError
+        If it is not square with an even number (at least 2) of rows, or holds nan or infinity.
+
+    Examples
+    --------
+    >>> r = block_rotations([[0.0, 2.0], [-2.0, 0.0]])
+    >>> float(r.amplitudes[0]), float(r.angles[0]), r.share
+    (2.0, 1.5707963267948966, 1.0)
+    """
+    m = _validate.float_array(matrix, "matrix", ndim=2).astype(np.float64)
+    if m.shape[0] != m.shape[1] or m.shape[0] % 2 or m.shape[0] == 0:
+        raise ValueError(f"matrix must be square with an even number of rows (at least 2), got shape {m.shape}")
+    largest = float(np.abs(m).max())
+    if largest == 0.0:
+        half = m.shape[0] // 2
+        return BlockRotations(np.zeros(half), np.zeros(half), 0.0)
+    unit = m / largest  # scale-free: squares of entries near 1e308 would overflow
+    a, b = np.diagonal(unit)[0::2], np.diagonal(unit, 1)[0::2]
+    c, e = np.diagonal(unit, -1)[0::2], np.diagonal(unit)[1::2]
+    cos_part, sin_part = (a + e) / 2, (b - c) / 2
+    amplitudes = np.hypot(cos_part, sin_part)
+    angles = np.arctan2(sin_part, cos_part)
+    share = float(2 * np.sum(amplitudes**2) / np.sum(unit**2))
+    return BlockRotations(amplitudes * largest, angles, min(share, 1.0))
+
+
+# --- tasks ------------------------------------------------------------------------------------
+
+
+class Batch(NamedTuple):
+    """A batch of a task: ``tokens`` (batch, length), the ``targets`` to predict at each position,
+    the position of the key holding the answer (``sources``, -1 where there is none) and the ``mask``
+    of positions that count (those with a source)."""
+
+    tokens: np.ndarray
+    targets: np.ndarray
+    sources: np.ndarray
+    mask: np.ndarray
+
+
+class Task(NamedTuple):
+    """A task of :func:`copy_back` or :func:`previous_occurrence`: token ids in ``[0, vocab)``, answers in ``[0, outputs)``."""
+
+    name: str
+    vocab: int
+    outputs: int
+    lag: int
+    keys: int
+    values: int
+
+    def sample(self, batch: int, length: int, seed: int = 0) -> Batch:
+        """``batch`` random sequences of ``length`` tokens, their targets and sources, from ``numpy.random.default_rng(seed)``.
+
+        Parameters
+        ----------
+        batch : int
+            Number of sequences, 1 to 4096.
+        length : int
+            Tokens per sequence, 1 to 16384.
+        seed : int, default 0
+            Any integer >= 0.
+
+        Examples
+        --------
+        >>> copy_back(2).sample(1, 5, seed=3).sources
+        array([[-1, -1,  0,  1,  2]])
+        """
+        _check_task(self)
+        batch = _validate.size(batch, "batch", minimum=1, maximum=4096)
+        length = _validate.size(length, "length", minimum=1, maximum=_MAX_LENGTH)
+        seed = _validate.size(seed, "seed")
+        _validate.fits(batch * length * max(self.keys, 4), 8, "batch and length")
+        return _sample(self, np.random.default_rng(seed), batch, length)
+
+
+def _check_task(task: Any) -> Task:
+    if not isinstance(task, Task):
+        raise TypeError(f"task must be a Task (from copy_back or previous_occurrence), got {_validate.describe(task)}")
+    if task.name == "copy_back":
+        rebuilt = copy_back(task.lag, vocab=task.vocab)
+    elif task.name == "previous_occurrence":
+        rebuilt = previous_occurrence(keys=task.keys, values=task.values)
+    else:
+        raise ValueError(f"task must be a Task of copy_back or previous_occurrence, got name {task.name!r}")
+    if rebuilt != task:
+        raise ValueError(f"task is inconsistent: {task!r} is not what its constructor makes, {rebuilt!r}")
+    return task
+
+
+def copy_back(lag: int, *, vocab: int = 16) -> Task:
+    """The task of predicting, at position ``t``, the token at ``t - lag``.
+
+    Tokens are uniform on ``[0, vocab)``; positions ``t < lag`` have no answer and do not
+    count. One attention head solves it by attending exactly ``lag`` positions back, and
+    only position tells that key from the others. Chapter 6 (:doc:`/notebooks/06_attention`).
+
+    Parameters
+    ----------
+    lag : int
+        How far back to copy from, 1 to 16384.
+    vocab : int, default 16
+        Number of token ids, 2 to 4096.
+
+    Returns
+    -------
+    Task
+
+    Examples
+    --------
+    >>> b = copy_back(1, vocab=4).sample(1, 6, seed=0)
+    >>> bool((b.targets[0, 1:] == b.tokens[0, :-1]).all())
+    True
+    """
+    lag = _validate.size(lag, "lag", minimum=1, maximum=_MAX_LENGTH)
+    vocab = _validate.size(vocab, "vocab", minimum=2, maximum=_MAX_VOCAB)
+    return Task("copy_back", vocab, vocab, lag, 0, 0)
+
+
+def previous_occurrence(*, keys: int = 4, values: int = 8) -> Task:
+    """The task of recalling, at position ``t``, the value that came with the previous occurrence of ``t``'s key.
+
+    Each token is a (key, value) pair, id ``key * values + value``, uniform over the
+    ``keys * values`` ids. The answer at ``t`` is the value of the token at the largest
+    ``s < t`` whose key equals that of ``t``; positions whose key has not occurred before do
+    not count. One head solves it by matching keys (content) and preferring the most recent
+    match (relative position): an earlier occurrence of the same key carries, in general,
+    another value. Chapter 6 (:doc:`/notebooks/06_attention`).
+
+    Parameters
+    ----------
+    keys : int, default 4
+        Number of keys, 1 to 256.
+    values : int, default 8
+        Number of values (the answers), 2 to 256.
+
+    Returns
+    -------
+    Task
+
+    Examples
+    --------
+    >>> task = previous_occurrence(keys=2, values=3)
+    >>> b = task.sample(1, 6, seed=1)
+    >>> b.tokens // 3, b.sources
+    (array([[0, 1, 1, 1, 0, 0]]), array([[-1, -1,  1,  2,  0,  4]]))
+    """
+    keys = _validate.size(keys, "keys", minimum=1, maximum=256)
+    values = _validate.size(values, "values", minimum=2, maximum=256)
+    return Task("previous_occurrence", keys * values, values, 0, keys, values)
+
+
+def _sample(task: Task, rng: np.random.Generator, batch: int, length: int) -> Batch:
+    tokens = rng.integers(0, task.vocab, size=(batch, length))
+    positions = np.arange(length)
+    if task.name == "copy_back":
+        sources = np.broadcast_to(np.where(positions >= task.lag, positions - task.lag, -1), (batch, length)).copy()
+    else:
+        keys = tokens // task.values
+        # the latest position < t of each key: running maximum of the positions where it occurs, moved by one
+        seen = np.where(keys[..., None] == np.arange(task.keys), positions[:, None], -1)
+        latest = np.maximum.accumulate(seen, axis=1)
+        before = np.concatenate([np.full((batch, 1, task.keys), -1), latest[:, :-1]], axis=1)
+        sources = np.take_along_axis(before, keys[..., None], axis=2)[..., 0]
+    mask = sources >= 0
+    answers = np.take_along_axis(tokens, np.maximum(sources, 0), axis=1)
+    targets = np.where(mask, answers % task.outputs, 0)
+    return Batch(tokens, targets, sources, mask)
+
+
+# --- one causal attention layer, its gradients and its training ---------------------------------
+
+
+class Forward(NamedTuple):
+    """What :meth:`Model.forward` computes: ``logits`` (batch, length, outputs) and attention ``weights`` (batch, length, length)."""
+
+    logits: np.ndarray
+    weights: np.ndarray
+
+
+class Evaluation(NamedTuple):
+    """What :meth:`Model.evaluate` measures over the counted queries: the fraction whose prediction is
+    right (``accuracy``), the fraction whose largest attention weight is on the source key
+    (``attention``), and how many queries were counted (``queries``)."""
+
+    accuracy: float
+    attention: float
+    queries: int
+
+
+class Model(NamedTuple):
+    """One causal attention layer trained by :func:`train`: its task, encoding, base, parameters and loss history."""
+
+    task: Task
+    encoding: str
+    base: float
+    params: dict[str, np.ndarray]
+    losses: np.ndarray
+
+    def forward(self, tokens: ArrayLike) -> Forward:
+        """Logits and attention weights of the layer on ``tokens`` (batch, length).
+
+        ``length`` may exceed the training length; with the learned encoding it is at most
+        the rows of its table (``max_length`` of :func:`train`), of which those beyond the
+        training length were never trained and keep their random initial values.
+
+        Examples
+        --------
+        >>> model = train(copy_back(1, vocab=4), "rope", steps=2, d_model=4, batch=2, length=8)
+        >>> model.forward([[0, 1, 2, 3]]).weights.shape
+        (1, 4, 4)
+        """
+        tokens = _token_array(tokens, "tokens", self.task.vocab)
+        _check_length(self, tokens.shape[1], "tokens")
+        _validate.fits(tokens.shape[0] * tokens.shape[1] ** 2 * 4, 8, "tokens")
+        cache = _forward(self.params, tokens, self.encoding, self.base)
+        return Forward(cache["logits"], cache["weights"])
+
+    def evaluate(self, length: int, *, seed: int = 0, batch: int = 4, start: int = 0) -> Evaluation:
+        """Accuracy on ``batch`` fresh sequences of ``length`` tokens (``Task.sample(batch, length, seed)``).
+
+        Only queries at positions ``start`` or later that have an answer count. Chapter 6
+        (:doc:`/notebooks/06_attention`) evaluates inside the training length and beyond it
+        (``start`` = the training length).
+
+        Examples
+        --------
+        >>> model = train(copy_back(1, vocab=4), "none", steps=2, d_model=4, batch=2, length=8)
+        >>> model.evaluate(8, start=4).queries
+        16
+        """
+        length = _validate.size(length, "length", minimum=1, maximum=_MAX_LENGTH)
+        _check_length(self, length, "length")
+        seed = _validate.size(seed, "seed")
+        batch = _validate.size(batch, "batch", minimum=1, maximum=4096)
+        start = _validate.size(start, "start")
+        if start >= length:
+            raise ValueError(f"start must be below length, got start={start} and length={length}")
+        _validate.fits(batch * length**2 * 4, 8, "batch and length")
+        data = _sample(self.task, np.random.default_rng(seed), batch, length)
+        counted = data.mask.copy()
+        counted[:, :start] = False
+        if not counted.any():
+            raise ValueError(f"no query at or after start={start} has an answer in sequences of length={length}")
+        cache = _forward(self.params, data.tokens, self.encoding, self.base)
+        right = cache["logits"].argmax(axis=-1) == data.targets
+        attended = cache["weights"].argmax(axis=-1) == data.sources
+        return Evaluation(float(right[counted].mean()), float(attended[counted].mean()), int(counted.sum()))
+
+
+def _check_length(model: Model, length: int, name: str) -> None:
+    if model.encoding == "learned" and length > len(model.params["positions"]):
+        raise ValueError(f"{name}: the learned encoding has {len(model.params['positions'])} rows, "
+                         f"fewer than the length {length}")
+
+
+def _init(task: Task, encoding: str, d_model: int, d_k: int, max_length: int, seed: int) -> dict[str, np.ndarray]:
+    """Initial parameters: the same for every encoding at the same seed (the learned table is drawn last)."""
+    rng = np.random.default_rng([seed, 0])
+    params = {
+        # unit-variance entries: the paper's embedding times sqrt(d_model), for an embedding of variance 1/d_model
+        "embedding": rng.normal(0.0, 1.0, (task.vocab, d_model)),
+        "w_q": rng.normal(0.0, d_model**-0.5, (d_model, d_k)),
+        "w_k": rng.normal(0.0, d_model**-0.5, (d_model, d_k)),
+        "w_v": rng.normal(0.0, d_model**-0.5, (d_model, d_k)),
+        "w_o": rng.normal(0.0, d_k**-0.5, (d_k, task.outputs)),
+    }
+    if encoding == "learned":
+        # variance 1/2, that of a sinusoidal entry averaged over positions
+        params["positions"] = rng.normal(0.0, 0.5**0.5, (max_length, d_model))
+    return params
+
+
+def _forward(params: dict[str, np.ndarray], tokens: np.ndarray, encoding: str, base: float) -> dict[str, Any]:
+    """The layer on validated tokens, keeping what the backward pass needs.
+
+    x = E[tokens] (+ P), q = x W_Q, k = x W_K, v = x W_V (q, k rotated for rope),
+    weights = causal softmax(q k^T / sqrt(d_k)), logits = weights v W_O.
+    """
+    n = tokens.shape[1]
+    d_model, d_k = params["w_q"].shape
+    x = params["embedding"][tokens]
+    if encoding == "sinusoidal":
+        x = x + sinusoidal(n, d_model, base=base)
+    elif encoding == "learned":
+        x = x + params["positions"][:n]
+    q, k, v = x @ params["w_q"], x @ params["w_k"], x @ params["w_v"]
+    turns = _turns(n, d_k, base) if encoding == "rope" else None
+    if turns is not None:
+        q, k = _rotate(q, *turns), _rotate(k, *turns)
+    s = (q @ np.swapaxes(k, 1, 2)) / math.sqrt(d_k)
+    weights = _softmax(np.where(np.tril(np.ones((n, n), dtype=bool)), s, -np.inf))
+    attended = weights @ v
+    logits = attended @ params["w_o"]
+    return dict(x=x, q=q, k=k, v=v, weights=weights, attended=attended, logits=logits, turns=turns)
+
+
+def _turns(n: int, d_k: int, base: float) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of t * w_i (t = 0 .. n - 1, i = 0 .. d_k/2 - 1), read off pelib.apply_rope applied to (1, 0) pairs.
+
+    The trainer rotates with these tables (``_rotate``) instead of calling apply_rope on every
+    batch, which would evaluate the same angles once per sequence.
+    """
+    unit = np.zeros((n, d_k))
+    unit[:, 0::2] = 1.0
+    turned = apply_rope(unit, np.arange(n, dtype=np.float64), base=base, layout="interleaved")
+    return turned[:, 0::2], turned[:, 1::2]
+
+
+def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    """apply_rope's rotation of the interleaved pairs of x (..., n, d_k) by the angles whose cos and sin are given."""
+    out = np.empty_like(x)
+    a, b = x[..., 0::2], x[..., 1::2]
+    out[..., 0::2], out[..., 1::2] = a * cos - b * sin, a * sin + b * cos
+    return out
+
+
+def _loss_and_gradients(params: dict[str, np.ndarray], batch: Batch, encoding: str,
+                        base: float) -> tuple[float, dict[str, np.ndarray]]:
+    """Mean cross-entropy over the counted positions of ``batch`` and its gradient for every parameter.
+
+    The backward pass written out: the softmax's Jacobian row by row,
+    ds = w * (dw - sum(dw * w)); rotary embedding is orthogonal, so its backward is the rotation
+    by minus the position; each embedding row collects the gradients of the tokens that read it.
+    """
+    tokens, targets, mask = batch.tokens, batch.targets, batch.mask
+    cache = _forward(params, tokens, encoding, base)
+    logits, weights, x = cache["logits"], cache["weights"], cache["x"]
+    d_k = params["w_q"].shape[1]
+    z = logits - logits.max(axis=-1, keepdims=True)
+    log_total = np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    log_p = z - log_total
+    count = mask.sum()
+    loss = float(-np.take_along_axis(log_p, targets[..., None], axis=-1)[..., 0][mask].sum() / count)
+    d_logits = np.exp(log_p)
+    np.put_along_axis(d_logits, targets[..., None], np.take_along_axis(d_logits, targets[..., None], -1) - 1, -1)
+    d_logits *= mask[..., None] / count
+    grads = {"w_o": _outer_sum(cache["attended"], d_logits)}
+    d_attended = d_logits @ params["w_o"].T
+    d_weights = d_attended @ np.swapaxes(cache["v"], 1, 2)
+    d_v = np.swapaxes(weights, 1, 2) @ d_attended
+    d_s = weights * (d_weights - (d_weights * weights).sum(axis=-1, keepdims=True)) / math.sqrt(d_k)
+    d_q, d_k_ = d_s @ cache["k"], np.swapaxes(d_s, 1, 2) @ cache["q"]
+    if encoding == "rope":  # the transpose of a rotation turns back: the angles negated, sin changes sign
+        cos, sin = cache["turns"]
+        d_q, d_k_ = _rotate(d_q, cos, -sin), _rotate(d_k_, cos, -sin)
+    grads["w_q"], grads["w_k"], grads["w_v"] = _outer_sum(x, d_q), _outer_sum(x, d_k_), _outer_sum(x, d_v)
+    d_x = d_q @ params["w_q"].T + d_k_ @ params["w_k"].T + d_v @ params["w_v"].T
+    one_hot = np.arange(params["embedding"].shape[0]) == tokens[..., None]  # (batch, length, vocab)
+    grads["embedding"] = _outer_sum(one_hot.astype(np.float64), d_x)
+    if encoding == "learned":
+        grads["positions"] = np.zeros_like(params["positions"])
+        grads["positions"][: tokens.shape[1]] = d_x.sum(axis=0)
+    return loss, grads
+
+
+def _outer_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """sum over batch and positions of a[..., :, None] * b[..., None, :], as small per-sequence products.
+
+    One (batch * length) x d product would go to a multithreaded BLAS call, which is slow on a
+    busy machine for these small sizes; per-sequence products stay single-threaded.
+    """
+    return (np.swapaxes(a, 1, 2) @ b).sum(axis=0)
+
+
+def train(task: Task, encoding: str, *, steps: int = 200, seed: int = 0, d_model: int = 32, d_k: int | None = None,
+          batch: int = 32, length: int = 64, learning_rate: float = 0.01, max_length: int = 1024,
+          base: float = 10000.0) -> Model:
+    r"""Train one causal attention layer on ``task``, deterministically, with Adam.
+
+    The layer: token embeddings :math:`E` (vocab x d_model); the position information of
+    ``encoding`` ("sinusoidal": the paper's table added, "learned": a trained table added,
+    "rope": queries and keys rotated with :func:`pelib.apply_rope`, interleaved, base
+    ``base``, "none"); one head of width ``d_k`` (default ``d_model``) with :math:`W^Q`,
+    :math:`W^K`, :math:`W^V` and the causal softmax of :math:`QK^\top/\sqrt{d_k}`; and a
+    linear read-out :math:`W^O` to the task's answers, trained on the mean cross-entropy of
+    the positions that have an answer. No residual path, no normalisation: the answer must
+    come through the attention. Initial values: :math:`E` of variance 1 (the paper's
+    embedding times :math:`\sqrt{d_\text{model}}` for an embedding of variance
+    :math:`1/d_\text{model}`), :math:`W^Q, W^K, W^V` of variance :math:`1/d_\text{model}`,
+    :math:`W^O` of variance :math:`1/d_k`, a learned table of variance 1/2 (that of a
+    sinusoidal entry); all drawn from ``numpy.random.default_rng([seed, 0])``, so every
+    encoding starts from the same weights. Each step draws ``batch`` fresh sequences of
+    ``length`` tokens from ``numpy.random.default_rng([seed, 1])`` (the same data for every
+    encoding) and takes one Adam step (:math:`\beta_1 = 0.9`, :math:`\beta_2 = 0.999`,
+    :math:`\epsilon = 10^{-8}`). The gradients are written out by hand (the tests compare them
+    with finite differences). Everything is float64 and seeded: the same call gives the same
+    numbers on the same machine. The learned table has ``max_length`` rows; those beyond
+    ``length`` get no gradient and keep their initial values. Chapter 6
+    (:doc:`/notebooks/06_attention`) trains it with every encoding.
+
+    Parameters
+    ----------
+    task : Task
+        From :func:`copy_back` or :func:`previous_occurrence`.
+    encoding : {"sinusoidal", "learned", "rope", "none"}
+    steps : int, default 200
+        Adam steps, 1 to 100,000.
+    seed : int, default 0
+        Any integer >= 0.
+    d_model, d_k : int, default 32 and d_model
+        Widths, even, 2 to 1024.
+    batch, length : int, default 32 and 64
+        Sequences per step (1 to 4096) and tokens per sequence (2 to ``max_length``).
+    learning_rate : float, default 0.01
+        Adam's step size, finite, positive and at most 1.
+    max_length : int, default 1024
+        Rows of the learned table, ``length`` to 16384 (read only with "learned").
+    base : float, default 10000.0
+        The base of the sinusoidal table and of rotary embedding, finite and > 1.
+
+    Returns
+    -------
+    Model
+        With ``params`` (``embedding``, ``w_q``, ``w_k``, ``w_v``, ``w_o`` and, for
+        "learned", ``positions``) and ``losses``, the training loss of every step.
+
+    Examples
+    --------
+    >>> model = train(copy_back(1, vocab=4), "sinusoidal", steps=3, d_model=4, batch=2, length=8)
+    >>> model.losses.shape, sorted(model.params)
+    ((3,), ['embedding', 'w_k', 'w_o', 'w_q', 'w_v'])
+    """
+    task = _check_task(task)
+    encoding = _validate.choice(encoding, "encoding", ENCODINGS)
+    steps = _validate.size(steps, "steps", minimum=1, maximum=_MAX_STEPS)
+    seed = _validate.size(seed, "seed")
+    d_model = _even(d_model, "d_model")
+    d_k = d_model if d_k is None else _even(d_k, "d_k")
+    batch = _validate.size(batch, "batch", minimum=1, maximum=4096)
+    max_length = _validate.size(max_length, "max_length", minimum=2, maximum=_MAX_LENGTH)
+    length = _validate.size(length, "length", minimum=2, maximum=_MAX_LENGTH)
+    if length > max_length:
+        raise ValueError(f"length must be at most max_length (the rows of a learned table), got length={length} "
+                         f"and max_length={max_length}")
+    learning_rate = _validate.real(learning_rate, "learning_rate", positive=True, maximum=1.0)
+    base = _validate.real(base, "base", minimum=1.0)
+    if base == 1.0:
+        raise ValueError("base must be greater than 1, got 1.0")
+    if task.lag >= length:
+        raise ValueError(f"length must exceed the task's lag {task.lag}, or no position has an answer; got {length}")
+    _validate.fits(batch * length * max(length, d_model, task.keys) * 8, 8, "batch and length")
+    _validate.fits(max_length * d_model * 4, 8, "max_length and d_model")
+    params = _init(task, encoding, d_model, d_k, max_length, seed)
+    first = {name: np.zeros_like(value) for name, value in params.items()}
+    second = {name: np.zeros_like(value) for name, value in params.items()}
+    data = np.random.default_rng([seed, 1])
+    losses = np.empty(steps)
+    for step in range(1, steps + 1):
+        sample = _sample(task, data, batch, length)
+        while not sample.mask.any():  # a batch with no answer (possible only for tiny lengths): draw again
+            sample = _sample(task, data, batch, length)
+        losses[step - 1], grads = _loss_and_gradients(params, sample, encoding, base)
+        _adam(params, grads, first, second, step, learning_rate)
+    return Model(task, encoding, base, params, losses)
+
+
+def _even(value: Any, name: str) -> int:
+    value = _validate.size(value, name, minimum=2, maximum=_MAX_WIDTH)
+    if value % 2:
+        raise ValueError(f"{name} must be even (the encodings come in (sin, cos) pairs), got {value}")
+    return value
+
+
+def _adam(params: dict[str, np.ndarray], grads: dict[str, np.ndarray], first: dict[str, np.ndarray],
+          second: dict[str, np.ndarray], step: int, learning_rate: float) -> None:
+    """One Adam step in place (Kingma and Ba 2015, algorithm 1)."""
+    correction1, correction2 = 1 - _BETA1**step, 1 - _BETA2**step
+    for name, grad in grads.items():
+        first[name] = _BETA1 * first[name] + (1 - _BETA1) * grad
+        second[name] = _BETA2 * second[name] + (1 - _BETA2) * grad**2
+        params[name] -= learning_rate * (first[name] / correction1) / (np.sqrt(second[name] / correction2) + _EPSILON)

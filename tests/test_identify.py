@@ -1,0 +1,456 @@
+"""pelib.identify: the convention of tables made by real code, of tables made here, and refusals.
+
+The expected conventions are facts about the code that made each table (its source, as
+transcribed in ``oracle.transcriptions``), and the rebuilt tables are checked against the
+exact values of the oracle, built from the identified parameters without pelib.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import oracle
+import pelib
+from oracle import transcriptions
+
+F32 = np.float32
+
+
+def exact_table(ident: pelib.Identification, n: int) -> np.ndarray:
+    """The table ``ident`` describes, rows 0 .. n - 1, from the oracle (exact values rounded once)."""
+    core = [j for j in range(ident.width) if j not in ident.zero_columns]
+    m = len(core)
+    count = (m + 1) // 2
+    with mpmath.workprec(200):
+        if ident.frequencies == "paper":
+            omega = [oracle.frequency(i, ident.d_model, ident.base) for i in range(count)]
+        else:
+            omega = [oracle.timescale_frequency(i, ident.d_model, 1, ident.base) for i in range(count)]
+    positions = range(ident.offset, ident.offset + n)
+    if ident.layout == "interleaved":
+        values = oracle.encoding(positions, m, frequencies=omega)
+    else:
+        concat = oracle.encoding(positions, m, layout="concat", frequencies=omega)  # ceil(m/2) sines, then cosines
+        if ident.layout == "concat":
+            values = concat
+        else:  # [cos | sin]: floor(m/2) cosines, then the sines
+            values = np.hstack([concat[:, count:], concat[:, :count]])
+    table = np.zeros((n, ident.width))
+    table[:, core] = values
+    table[[r for r in ident.zero_rows if r < n]] = 0
+    return table
+
+
+def check_rebuild(table, ident):
+    """max_error is |table - ident.table(n)|, and ident.table agrees with the oracle's table."""
+    n = len(table)
+    rebuilt = ident.table(n)
+    assert rebuilt.shape == np.shape(table)
+    assert ident.max_error == np.abs(np.asarray(table, dtype=np.float64) - rebuilt).max()
+    # identify rebuilds within about 0.53 units in the last place (pelib.identify, Notes); the oracle's
+    # table is the exact one rounded once: together below 2**-52 for values up to 1
+    assert np.abs(rebuilt - exact_table(ident, n)).max() <= 2.0**-52
+
+
+def expect(ident, **attributes):
+    got = {name: getattr(ident, name) for name in attributes}
+    assert got == attributes
+
+
+# --- tables of widely used code -------------------------------------------------------------------
+
+WIDTHS = [2, 4, 6, 16, 17, 64, 129, 512]
+
+
+@pytest.mark.parametrize("d", WIDTHS)
+def test_tensor2tensor(d):
+    table = transcriptions.tensor2tensor(60, d, start_index=3)[0]
+    ident = pelib.identify(table)
+    pairs = d // 2
+    if pairs == 1:  # one frequency (1): the base is not determined, the layout is that of one pair
+        expect(ident, layout="interleaved", frequencies="paper", base=10000.0)
+    else:
+        expect(ident, layout="concat", frequencies="tensor2tensor", base=10000.0)
+    expect(ident, offset=3, zero_rows=(), zero_columns=(d - 1,) if d % 2 else (), angle_dtype="float32")
+    check_rebuild(table, ident)
+
+
+FAIRSEQ_WIDTHS = [d for d in WIDTHS if d >= 4]  # fairseq's arithmetic divides by d // 2 - 1
+
+
+@pytest.mark.parametrize("d", FAIRSEQ_WIDTHS)
+def test_fairseq_table_and_forward_pass(d):
+    table = transcriptions.fairseq_embedding(70, d, padding_idx=1)
+    ident = pelib.identify(table)
+    expect(ident, offset=0, zero_rows=(1,), zero_columns=(d - 1,) if d % 2 else (), angle_dtype="float32")
+    expect(ident, layout="concat", frequencies="tensor2tensor", base=10000.0)
+    check_rebuild(table, ident)
+    # The rows a batch reads: left padding gives pad rows (zero) first, then positions 2, 3, ...
+    tokens = np.array([[1, 1, 1] + [7] * 30])
+    rows = transcriptions.fairseq_positions(tokens, padding_idx=1)[0]
+    looked_up = table[rows]
+    ident = pelib.identify(looked_up)
+    expect(ident, offset=2 - 3, zero_rows=(0, 1, 2))
+    check_rebuild(looked_up, ident)
+    right = table[transcriptions.fairseq_positions(np.array([[7] * 30 + [1, 1]]), padding_idx=1)[0]]
+    expect(pelib.identify(right), offset=2, zero_rows=(30, 31))
+
+
+@pytest.mark.parametrize("d", WIDTHS)
+def test_marian(d):
+    table = transcriptions.marian_weight(50, d)
+    ident = pelib.identify(table)
+    layout = "interleaved" if d == 2 else "concat"
+    expect(ident, layout=layout, frequencies="paper", base=10000.0, offset=0, zero_rows=(), zero_columns=(),
+           angle_dtype="float64", d_model=d)
+    check_rebuild(table, ident)
+
+
+@pytest.mark.parametrize("d", FAIRSEQ_WIDTHS)
+def test_musicgen(d):
+    table = transcriptions.musicgen_embedding(50, d)
+    ident = pelib.identify(table)
+    expect(ident, layout="concat_cos_first", offset=0, zero_columns=(d - 1,) if d % 2 else (),
+           angle_dtype="float32")
+    expect(ident, frequencies="tensor2tensor", base=10000.0)
+    check_rebuild(table, ident)
+
+
+@pytest.mark.parametrize("d", WIDTHS)
+def test_positional_encodings_package(d):
+    table = transcriptions.positional_encodings_1d(50, d)
+    ident = pelib.identify(table)
+    # the width is rounded up to even before the exponents are formed
+    expect(ident, layout="interleaved", frequencies="paper", base=10000.0, offset=0, d_model=d + d % 2,
+           angle_dtype="float32")
+    check_rebuild(table, ident)
+
+
+@pytest.mark.parametrize("code", [transcriptions.pytorch_tutorial, transcriptions.annotated_transformer,
+                                  transcriptions.d2l], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("d", [2, 8, 64, 512])
+def test_float32_tutorials(code, d):
+    table = code(200, d)
+    ident = pelib.identify(table)
+    expect(ident, layout="interleaved", frequencies="paper", base=10000.0, offset=0, angle_dtype="float32")
+    check_rebuild(table, ident)
+
+
+# Each row: the transcription, and the facts about the code it transcribes (see its docstring).
+MORE_CODE = [
+    ("Whisper", lambda d: transcriptions.whisper_sinusoids(40, d), "concat", "tensor2tensor", 0, "float32"),
+    ("Flax", lambda d: transcriptions.flax_sinusoidal_init(40, d)[0], "concat", "tensor2tensor", 0, "float64"),
+    ("TensorFlow text tutorial", lambda d: transcriptions.tf_text_positional_encoding(40, d), "concat", "paper", 0,
+     "float64"),
+    ("TensorFlow docs tutorial", lambda d: transcriptions.tf_docs_positional_encoding(40, d)[0], "interleaved",
+     "paper", 0, "float64"),
+    ("DistilBERT", lambda d: transcriptions.distilbert_sinusoidal_embeddings(40, d), "interleaved", "paper", 0,
+     "float64"),
+    ("diffusers", lambda d: transcriptions.diffusers_timestep_embedding(np.arange(40), d), "concat",
+     "tensor2tensor", 0, "float32"),
+    ("diffusers, shift 0, flipped", lambda d: transcriptions.diffusers_timestep_embedding(
+        np.arange(40), d, flip_sin_to_cos=True, downscale_freq_shift=0), "concat_cos_first", "paper", 0, "float32"),
+    ("diffusers, timesteps from 7", lambda d: transcriptions.diffusers_timestep_embedding(np.arange(7, 47), d),
+     "concat", "tensor2tensor", 7, "float32"),
+    ("keras-hub", lambda d: transcriptions.keras_sine_position_encoding(40, d, start_index=3), "interleaved",
+     "paper", 3, "float32"),
+    ("ESPnet", lambda d: transcriptions.espnet_positional_encoding(40, d)[0], "interleaved", "paper", 0,
+     "float32"),
+    ("attention-is-all-you-need-pytorch", lambda d: transcriptions.jadore_sinusoid_table(40, d, padding_idx=0),
+     "interleaved", "paper", 0, "float64"),
+]
+
+
+@pytest.mark.parametrize("d", [16, 17, 256])
+@pytest.mark.parametrize("name, make, layout, frequencies, offset, angle_dtype", MORE_CODE,
+                         ids=[row[0] for row in MORE_CODE])
+def test_more_code(name, make, layout, frequencies, offset, angle_dtype, d):
+    if d % 2 and name in ("Whisper", "ESPnet"):
+        pytest.skip("the original refuses an odd width")
+    table = make(d)
+    ident = pelib.identify(table)
+    expect(ident, layout=layout, frequencies=frequencies, base=10000.0, offset=offset, angle_dtype=angle_dtype)
+    padding = (0,) if name.startswith("attention") else ()
+    assert ident.zero_rows == padding
+    check_rebuild(table, ident)
+
+
+def test_hand_written_bugs_from_the_wild_are_refused():
+    for table in (transcriptions.deepctr_positional_encoding(40, 64),
+                  transcriptions.samlynnevans_positional_encoder(40, 64)[0],
+                  transcriptions.jadore_position_encoding_init(40, 64)):
+        refusal(table, "exponent counts columns", "base 10000")
+    refusal(transcriptions.espnet_positional_encoding(40, 64, reverse=True)[0], "backwards", "39 - r")
+
+
+@pytest.mark.parametrize("d", [3, 8, 65, 256])
+@pytest.mark.parametrize("layout", ["interleaved", "concat"])
+def test_the_papers_formula_in_float64(d, layout):
+    table = oracle.encoding(range(-5, 40), d, layout=layout)
+    ident = pelib.identify(table)
+    expect(ident, layout=layout, frequencies="paper", base=10000.0, offset=-5, angle_dtype="float64",
+           d_model=d)
+    assert ident.max_error <= 2.0**-53  # the oracle's table is the exact one rounded once
+    check_rebuild(table, ident)
+
+
+def test_an_exact_table_stored_in_float32_has_float64_angles():
+    table = oracle.encoding(range(100), 64).astype(F32)
+    expect(pelib.identify(table), angle_dtype="float64", frequencies="paper")
+
+
+def test_float32_angles_are_told_from_float64_angles_even_in_float64_storage():
+    table = pelib.sinusoidal_direct(100, 64, dtype=F32).astype(np.float64)
+    expect(pelib.identify(table), angle_dtype="float32")
+
+
+@pytest.mark.parametrize("base", [100.0, 2.5, 500000.0, 1e6, 12345.678])
+def test_other_bases(base):
+    table = oracle.encoding(range(60), 48, base=base)
+    ident = pelib.identify(table)
+    expect(ident, frequencies="paper", base=base, angle_dtype="float64")
+    check_rebuild(table, ident)
+
+
+@pytest.mark.parametrize("start", [0, 1, 2, 1000, -700, 123456, 10**7])
+def test_offsets(start):
+    table = oracle.encoding(range(start, start + 30), 64)
+    expect(pelib.identify(table), offset=start)
+
+
+def test_width_4_and_8_ambiguities_resolve_to_base_10000():
+    # Two frequencies, 1 and 1/100, are the paper's base 10000 at width 4 and tensor2tensor's
+    # max_timescale 100; at width 8 the paper's base 10000 and tensor2tensor's 1000 coincide.
+    expect(pelib.identify(oracle.encoding(range(30), 4, layout="concat")), frequencies="paper", base=10000.0)
+    t2t = oracle.timing_signal(range(30), 4)
+    expect(pelib.identify(t2t), frequencies="tensor2tensor", base=10000.0)
+    expect(pelib.identify(oracle.timing_signal(range(30), 8, max_timescale=1000)), frequencies="paper",
+           base=10000.0)
+
+
+def test_the_minimum_of_8_rows():
+    expect(pelib.identify(oracle.encoding(range(8), 32)), offset=0, frequencies="paper")
+    with pytest.raises(ValueError, match="at least 8 rows"):
+        pelib.identify(oracle.encoding(range(7), 32))
+
+
+def test_float16_and_long_double_tables():
+    expect(pelib.identify(pelib.sinusoidal(50, 32, dtype=np.float16)), frequencies="paper", base=10000.0,
+           offset=0)
+    expect(pelib.identify(pelib.sinusoidal(50, 32, dtype=np.longdouble)), angle_dtype="float64")
+
+
+# --- tables generated here, with every option -------------------------------------------------------
+
+
+@st.composite
+def conventions(draw):
+    family = draw(st.sampled_from(["paper", "tensor2tensor"]))
+    layout = draw(st.sampled_from(["interleaved", "concat", "concat_cos_first"]))
+    pairs = draw(st.integers(3, 40))
+    odd = draw(st.sampled_from(["none", "zero", "lone"])) if family == "paper" else draw(
+        st.sampled_from(["none", "zero"]))
+    if layout == "concat_cos_first" and odd == "lone":
+        odd = "none"
+    offset = draw(st.integers(-60, 3000))
+    n = draw(st.integers(8, 30))
+    precision = draw(st.sampled_from(["float64", "float32 storage", "float32 angles"]))
+    padding = draw(st.lists(st.integers(0, n - 1), max_size=2, unique=True))
+    return family, layout, pairs, odd, offset, n, precision, padding
+
+
+def generated(family, layout, pairs, odd, offset, n, precision, padding):
+    """A table written out here from the formulas (mpmath, or a plain float32 loop), and its facts."""
+    m = 2 * pairs + (odd == "lone")
+    width = m + (odd == "zero")
+    d_model = width if family == "tensor2tensor" or odd != "zero" else m
+    count = (m + 1) // 2
+    positions = list(range(offset, offset + n))
+    if family == "paper":
+        omega = [oracle.frequency(i, d_model) for i in range(count)]
+    else:
+        omega = [oracle.timescale_frequency(i, width, 1, 10000) for i in range(count)]
+    if precision == "float32 angles":
+        w32 = np.array([float(w) for w in omega], dtype=F32)
+        angles = np.array(positions, dtype=F32)[:, None] * w32[None, :]  # float32 products, as float32 code
+        sin, cos = np.sin(angles).astype(np.float64), np.cos(angles).astype(np.float64)
+    else:
+        exact = oracle.encoding(positions, 2 * count, layout="concat", frequencies=omega)
+        sin, cos = exact[:, :count], exact[:, count:]
+    if layout == "interleaved":
+        core = np.empty((n, m))
+        core[:, 0 : 2 * pairs : 2], core[:, 1 : 2 * pairs : 2] = sin[:, :pairs], cos[:, :pairs]
+        if odd == "lone":
+            core[:, -1] = sin[:, pairs]
+    elif layout == "concat":
+        core = np.hstack([sin[:, :count], cos[:, :pairs]])
+    else:
+        core = np.hstack([cos[:, :pairs], sin[:, :count]])
+    table = np.zeros((n, width))
+    table[:, :m] = core
+    table[padding] = 0
+    if precision != "float64":
+        table = table.astype(F32)
+    return table, d_model
+
+
+@given(conventions())
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_generated_conventions_are_recovered(convention):
+    family, layout, pairs, odd, offset, n, precision, padding = convention
+    table, d_model = generated(*convention)
+    live = sorted(set(range(n)) - set(padding))
+    longest = max(len(run) for run in np.split(np.array(live), np.nonzero(np.diff(live) != 1)[0] + 1))
+    assume(longest >= 4)
+    ident = pelib.identify(table)
+    expect(ident, layout=layout, frequencies=family, base=10000.0, offset=offset,
+           zero_rows=tuple(sorted(padding)), zero_columns=(table.shape[1] - 1,) if odd == "zero" else (),
+           d_model=d_model, angle_dtype="float32" if precision == "float32 angles" else "float64")
+    check_rebuild(table, ident)
+
+
+# --- refusals ----------------------------------------------------------------------------------------
+
+
+def refusal(table, *words):
+    with pytest.raises(ValueError) as caught:
+        pelib.identify(table)
+    message = str(caught.value)
+    assert "table" in message
+    for word in words:
+        assert word in message, message
+    return message
+
+
+def test_random_and_learned_tables_are_refused():
+    rng = np.random.default_rng(0)
+    refusal(rng.normal(size=(40, 32)), "[-1, 1]")
+    refusal(np.tanh(rng.normal(size=(40, 32))), "not a sinusoidal encoding", "learned or random")
+    refusal(rng.uniform(-1, 1, size=(40, 32)), "not a sinusoidal encoding")
+
+
+def test_constant_and_zero_tables_are_refused():
+    refusal(np.full((20, 16), 0.5), "every non-zero row is the same")
+    refusal(np.zeros((20, 16)), "all zeros")
+    refusal(np.ones((20, 1)), "fewer than 2 non-zero columns")
+
+
+def test_rotary_caches_are_refused_as_such():
+    # Hugging Face's cache: emb = cat((freqs, freqs)), then its cos and sin
+    freqs = np.outer(np.arange(30), 1 / 10000 ** (np.arange(0, 64, 2) / 64))
+    refusal(np.cos(np.concatenate([freqs, freqs], axis=1)), "rotary", "equal columns")
+    refusal(np.sin(np.concatenate([freqs, freqs], axis=1)), "rotary")
+    refusal(np.cos(freqs), "rotary (RoPE) cos cache")
+    refusal(np.sin(freqs), "rotary (RoPE) sin cache")
+    with pytest.raises(TypeError, match="complex"):
+        pelib.identify(np.exp(1j * freqs))  # Meta's freqs_cis
+
+
+def test_broken_code_is_refused_with_a_diagnosis():
+    d, positions = 64, np.arange(50)[:, None]
+    j = np.arange(d)
+    angles = positions / np.power(10000, 2 * j / d)  # the exponent counts columns
+    table = angles.copy()
+    table[:, 0::2], table[:, 1::2] = np.sin(angles[:, 0::2]), np.cos(angles[:, 1::2])
+    refusal(table, "exponent counts columns", "base 10000")
+    i = np.arange(d // 2)
+    shifted = np.empty((50, d))
+    shifted[:, 0::2] = np.sin(positions / 10000 ** (2 * i / d))
+    shifted[:, 1::2] = np.cos(positions / 10000 ** (2 * (i + 1) / d))
+    refusal(shifted, "2(i+1)/d")
+    cos_first = oracle.encoding(range(40), d)[:, np.arange(d).reshape(-1, 2)[:, ::-1].ravel()]
+    refusal(cos_first, "cosine in the even columns", "swap")
+
+
+def test_scaled_reversed_and_fractional_tables_are_refused():
+    table = oracle.encoding(range(40), 32)
+    refusal(table * 8, "[-1, 1]", "sqrt(d_model)")
+    refusal(table * 0.5, "scaled by 0.5")
+    refusal(table[::-1], "backwards", "39 - r")
+    refusal(oracle.encoding([t + 0.5 for t in range(40)], 32), "integer")
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="2-D"):
+        pelib.identify(np.ones((3, 4, 5)))
+    with pytest.raises(TypeError, match="table"):
+        pelib.identify("table")
+    with pytest.raises(ValueError, match="nan or infinity"):
+        pelib.identify(np.full((10, 4), np.nan))
+    ident = pelib.identify(oracle.encoding(range(10), 8))
+    with pytest.raises(ValueError, match="n_positions"):
+        ident.table(-1)
+    with pytest.raises(TypeError, match="n_positions"):
+        ident.table(2.0)
+
+
+# --- the result -----------------------------------------------------------------------------------------
+
+
+def test_table_rebuilds_beyond_the_input_and_reinstates_padding():
+    table = transcriptions.fairseq_embedding(20, 17, padding_idx=1)
+    ident = pelib.identify(table)
+    longer = ident.table(100)
+    assert not longer[1].any() and not longer[:, 16].any()
+    truth = oracle.timing_signal(range(100), 17)
+    truth[1] = 0
+    assert np.abs(longer - truth).max() <= 2.0**-52  # as in check_rebuild
+    assert ident.table(0).shape == (0, 17)
+
+
+def test_omega_and_str():
+    ident = pelib.identify(transcriptions.fairseq_embedding(30, 16, padding_idx=1))
+    with mpmath.workprec(100):
+        exact = [float(oracle.timescale_frequency(i, 16)) for i in range(8)]
+    assert np.abs(ident.omega - exact).max() <= 2.0**-52
+    text = str(ident)
+    for words in ("[sin | cos]", "tensor2tensor", "10000", "row r holds position r + 0", "zero rows (1)",
+                  "float32"):
+        assert words in text, text
+    assert math.isfinite(ident.max_error)
+
+
+# --- cases an adversarial review found ------------------------------------------------------------
+
+
+def test_stored_tables_with_equal_slow_cosines_are_identified():
+    # Eight rows at width 512 in float32: the cosines of neighbouring slow pairs round to the same numbers.
+    table = oracle.encoding(range(8), 512).astype(F32)
+    assert any(np.array_equal(table[:, j], table[:, j + 2]) for j in range(1, 510, 2))
+    expect(pelib.identify(table), layout="interleaved", frequencies="paper", base=10000.0, offset=0)
+
+
+def test_bfloat16_numbers_held_in_float32_are_identified():
+    exact = oracle.encoding(range(20), 16).astype(F32)
+    bits = exact.view(np.uint32)
+    rounded = ((bits + np.uint32(0x7FFF) + ((bits >> 16) & 1)) & np.uint32(0xFFFF0000)).view(F32)  # to bfloat16
+    ident = pelib.identify(rounded)
+    expect(ident, frequencies="paper", base=10000.0, offset=0)
+    assert ident.max_error <= 2.0**-9  # half a bfloat16 spacing below 1
+
+
+@pytest.mark.parametrize("d, start", [(2, 824_000), (8, 2**30), (8, 2**31 - 100), (12, 2**31 - 100),
+                                      (4, 90_932_543)])
+def test_far_offsets_of_narrow_tables(d, start):
+    table = oracle.encoding(range(start, start + 10), d)
+    ident = pelib.identify(table)
+    expect(ident, offset=start, angle_dtype="float64")
+
+
+def test_far_offsets_of_float32_code_at_width_8():
+    positions = np.arange(65536, 65600, dtype=F32)[:, None]
+    div_term = np.exp(np.arange(0, 8, 2, dtype=F32) * F32(-np.log(10000.0) / 8))
+    table = np.zeros((64, 8), F32)
+    table[:, 0::2], table[:, 1::2] = np.sin(positions * div_term), np.cos(positions * div_term)
+    expect(pelib.identify(table), offset=65536, angle_dtype="float32")
+
+
+def test_no_warning_for_large_entries():
+    with pytest.raises(ValueError, match=r"\[-1, 1\]"):
+        pelib.identify(np.full((8, 2), 1e5))
