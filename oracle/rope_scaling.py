@@ -29,8 +29,8 @@ Sources (the code here is written for this project; the facts carry over with th
   read the original length of dynamic NTK from ``max_position_embeddings``. Version note: the
   released ``transformers`` 5.23.0 has the arithmetic of the four functions transcribed here (with
   ``find_correction_dim`` unchanged); 4.51 to 4.55 replaced ``factor`` by
-  ``max_position_embeddings / original_max_position_embeddings`` whenever the latter was given,
-  and 5.0 on do so only when ``factor`` is missing. In revision 26892c16, as in the released 5.0
+  ``max_position_embeddings / original_max_position_embeddings`` whenever the latter was given;
+  4.56 on use the given ``factor`` (5.0 on take the ratio only when ``factor`` is missing). In revision 26892c16, as in the released 5.0
   to 5.12, ``dynamic_frequency_update`` stores the cached length with
   ``setattr(self, f"{layer_type}_max_seq_len_cached", seq_len)``, which for a model without
   layer types sets an attribute that is never read: there every pass longer than the original

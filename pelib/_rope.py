@@ -27,7 +27,7 @@ def apply_rope(x: ArrayLike, positions: ArrayLike, *, base: float | None = None,
     .. math:: (a, b) \mapsto m\,(a \cos p\omega_i - b \sin p\omega_i,\;
               a \sin p\omega_i + b \cos p\omega_i).
 
-    Chapter 6 (:doc:`/notebooks/06_rope`) derives it from the shift property
+    Chapter 7 (:doc:`/notebooks/07_rope`) derives it from the shift property
     and checks what it preserves. :func:`rope_scaling` gives the frequencies
     and attention factor of the context-extension methods (linear, dynamic
     NTK, YaRN, Llama 3).
@@ -182,8 +182,8 @@ def rope_scaling(
     Each method changes the frequencies :math:`\theta_i = b^{-2i/d}` (``b`` = ``base``,
     :math:`i = 0 \ldots d/2 - 1`) of rotary embedding; :math:`s` is ``factor``, :math:`L`
     ``original_context`` (the context the model was trained with). :func:`apply_rope` takes
-    both results (``frequencies=``, ``attention_factor=``). Chapter 6
-    (:doc:`/notebooks/06_rope`) introduces the rotation they feed; chapter 9
+    both results (``frequencies=``, ``attention_factor=``). Chapter 7
+    (:doc:`/notebooks/07_rope`) introduces the rotation they feed; chapter 9
     (:doc:`/notebooks/09_context_extension`) compares the methods with numbers. The
     conventions are those of Hugging Face ``transformers`` 5.23.0 (see Notes for other
     versions).
@@ -306,8 +306,9 @@ def rope_scaling(
       extended length) and ignore ``mscale`` and ``mscale_all_dim``;
     - 4.51 to 4.55 replace ``factor`` by ``max_position_embeddings /
       original_max_position_embeddings`` whenever ``original_max_position_embeddings`` is
-      given (as Megatron-LM issue #1418 notes); from 5.0 that ratio replaces only a
-      missing ``factor``, so ``factor`` here is the one the model runs with;
+      given (as Megatron-LM issue #1418 notes); from 4.56 on the given ``factor`` is used
+      (from 5.0 on the ratio replaces only a missing one), so ``factor`` here is the one
+      the model runs with;
     - ``truncate`` exists from 4.55 on (earlier versions always round);
     - 5.0 to 5.12 store the cached length of dynamic NTK with
       ``setattr(self, f"{layer_type}_max_seq_len_cached", seq_len)``, which for a model
@@ -358,8 +359,8 @@ def rope_scaling(
     Face warns and computes a step at the wavelength ``L / low_freq_factor``, with no
     blended band), a ``factor`` below 1 (Hugging Face warns), a negative ``mscale`` or
     ``mscale_all_dim``, a ``base`` of at most 1 (frequencies that do not fall with the pair
-    index; at exactly 1 Hugging Face's YaRN divides by ``log(1) = 0`` and fails), and inputs whose
-    frequencies or attention factor leave the normal float64 range.
+    index; at exactly 1 Hugging Face's YaRN divides by ``log(1) = 0`` and fails), and
+    inputs whose frequencies or attention factor leave the normal float64 range.
 
     Accuracy: each frequency is within a relative :math:`(8 + \ln b_\text{eff})\,2^{-53}` of
     the exact value of its definition for ``"linear"``, ``"dynamic"`` and ``"yarn"`` with
@@ -564,7 +565,7 @@ def rope_permutation(d: int) -> np.ndarray:
     key weights of a checkpoint permutes the output rows *within each
     head* (``d`` is the head width): from Meta's interleaved Llama to
     Hugging Face's half layout with ``argsort(p)``, back with ``p``.
-    Chapter 6 (:doc:`/notebooks/06_rope`) checks both directions on
+    Chapter 7 (:doc:`/notebooks/07_rope`) checks both directions on
     attention scores.
 
     Examples
@@ -608,7 +609,7 @@ def convert_rope_weights(
     Applying one where the other is needed gives wrong scores for ``r >= 6`` (for
     ``r = 4`` the two orders coincide); chapter 8
     (:doc:`/notebooks/08_which_encoding`) shows both, with numbers, and
-    chapter 6 (:doc:`/notebooks/06_rope`) explains the two layouts.
+    chapter 7 (:doc:`/notebooks/07_rope`) explains the two layouts.
 
     Parameters
     ----------

@@ -295,6 +295,25 @@ def test_yarn_frequencies_decrease_strictly_even_where_the_clamp_decides(d, base
     assert np.all(np.diff(freqs) < 0)
 
 
+@settings(max_examples=40, deadline=None)
+@given(d=widths.filter(lambda d: d >= 4), base=bases, factor=st.floats(1.0, 64.0), original=st.floats(1.0, 1e9),
+       band=bands, ratio=st.floats(0.01, 100.0))
+def test_linear_dynamic_and_llama3_frequencies_decrease_strictly(d, base, factor, original, band, ratio):
+    # The docstring's claim for the other three methods, on the exact definitions and on pelib's float64 values.
+    low, high = band
+    for method, kwargs, definition in (
+        ("linear", {}, exact.linear(d, base, factor)),
+        ("dynamic", dict(original_context=original, context=original * ratio),
+         exact.dynamic(d, base, factor, original, original * ratio)),
+        ("llama3", dict(original_context=original, low_freq_factor=low, high_freq_factor=high),
+         exact.llama3(d, base, factor, original, low, high)),
+    ):
+        values = definition[0]
+        assert all(a > b for a, b in zip(values, values[1:])), method
+        freqs, _ = pelib.rope_scaling(d, method, base=base, factor=factor, **kwargs)
+        assert np.all(np.diff(freqs) < 0), method
+
+
 # --- the jumps of YaRN's rounded correction range ------------------------------------------------------------
 # floor(j) and ceil(j) jump where j(beta) crosses an integer. pelib computes j with Hugging Face's expression,
 # operation for operation, so it lands on the same pair as Hugging Face; the exact index may lie on the other side
