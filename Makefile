@@ -1,5 +1,6 @@
-# Every step CI runs is a target here: .ci/run calls `make test`.
-# Each target sets up .venv on first use (the pinned lock, then pelib in editable mode).
+# Every step CI runs is a target here: .ci/run and .github/workflows/ci.yml call `make test`.
+# Each target sets up what it needs on first use: .venv (the pinned lock, then pelib in editable mode),
+# the site's browser assets from npm, and Chromium for the browser tests.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -12,52 +13,65 @@ export PATH := $(BIN):$(PATH)
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
-BUILD := jupyter-book build . --all --warningiserror --nitpick --keep-going
+# --quiet: Sphinx prints its warnings and errors (each one fails the build), not its progress.
+BUILD := jupyter-book build . --all --warningiserror --nitpick --keep-going --quiet
 
-.PHONY: help env assets book test test-python test-notebooks test-book test-browser bench lab clean
+.PHONY: help env assets book test test-workflows test-python test-notebooks test-book test-browser \
+	browser bench lab clean
 
 help:
 	@echo "make book   build the HTML book into _build/html"
-	@echo "make test   unit and property tests, nbval over every notebook, strict book build, browser tests"
+	@echo "make test   workflow lint, unit and property tests, nbval over every notebook, strict book build, browser tests"
 	@echo "make bench  performance targets, measured as ratios in one process"
 	@echo "make lab    JupyterLab on notebooks/ with a kernel that has pelib"
 	@echo "make clean  remove _build"
 
 env: $(STAMP)
 
-# Browser assets of the site (MathJax, require.js, the widget manager), from npm.
+# Browser assets of the site (MathJax, require.js, the widget manager) and, for the browser tests
+# only, axe-core: from npm, as package-lock.json pins them.
 NODE_STAMP := node_modules/.package-lock.json
 VENDOR     := _vendor/.copied
 WIDGETS    := node_modules/@jupyter-widgets/html-manager/dist
 
 $(NODE_STAMP): package.json package-lock.json
 	@command -v npm >/dev/null || { echo "Node.js with npm is needed to fetch the site's assets (see README)"; exit 1; }
-	npm ci --no-audit --no-fund
+	@echo "Installing the site's browser assets from npm (package-lock.json)"
+	@npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 $(VENDOR): $(NODE_STAMP)
-	rm -rf _vendor && mkdir -p _vendor/widgets
-	cp -r node_modules/mathjax/es5 _vendor/mathjax
-	cp node_modules/requirejs/require.js $(WIDGETS)/embed-amd.js _vendor/widgets/
-	cp $(WIDGETS)/*.woff $(WIDGETS)/*.woff2 $(WIDGETS)/*.ttf $(WIDGETS)/*.eot $(WIDGETS)/*.svg _vendor/widgets/
+	@rm -rf _vendor && mkdir -p _vendor/widgets
+	@cp -r node_modules/mathjax/es5 _vendor/mathjax
+	@cp node_modules/requirejs/require.js $(WIDGETS)/embed-amd.js _vendor/widgets/
+	@cp $(WIDGETS)/*.woff $(WIDGETS)/*.woff2 $(WIDGETS)/*.ttf $(WIDGETS)/*.eot $(WIDGETS)/*.svg _vendor/widgets/
 	@touch $@
 
 assets: $(VENDOR)
 
-$(STAMP): requirements.txt pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
-	$(BIN)/python -m pip check
+# The kernel settings of the environment (jupyter/ipython_kernel_config.py) go where IPython looks
+# for them: etc/ipython of the environment.
+$(STAMP): requirements.txt pyproject.toml jupyter/ipython_kernel_config.py
+	@test -x $(BIN)/python || { echo "Creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	@echo "Installing the pinned requirements (requirements.txt) and pelib into $(VENV)"
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@problems=$$($(BIN)/python -m pip check) || { echo "$$problems"; exit 1; }
+	@mkdir -p $(VENV)/etc/ipython && cp jupyter/ipython_kernel_config.py $(VENV)/etc/ipython/
 	@touch $@
 
 book: $(STAMP) $(VENDOR)
+	@echo "Building the book: every notebook runs (a few minutes)"
 	$(BUILD)
-	@echo
-	@echo "Built. Open $(CURDIR)/_build/html/index.html in a browser,"
-	@echo "or serve it: python3 -m http.server --directory _build/html 8000"
+	@echo "Or serve it: python3 -m http.server --directory _build/html 8000"
 
-test: test-python test-notebooks test-book test-browser
+test: test-workflows test-python test-notebooks test-book test-browser
+
+# The CI workflow and .ci/run, linted: actionlint (with shellcheck on every `run:` block) and
+# shellcheck, both pinned in requirements.txt so every machine lints alike.
+test-workflows: $(STAMP)
+	actionlint -shellcheck=$(BIN)/shellcheck -pyflakes=
+	shellcheck .ci/run
 
 test-python: $(STAMP)
 	python -m pytest tests pelib --ignore=tests/browser
@@ -66,21 +80,39 @@ test-notebooks: $(STAMP)
 	python -m pytest $(NBVAL) -n 2 --dist loadfile notebooks
 
 test-book: $(STAMP) $(VENDOR)
+	@echo "Building the book: every notebook runs, and any warning fails the build"
 	$(BUILD)
 
-# Browser tests of the built site in Debian's Chromium (screenshots in _build/screenshots).
-# SKIP_BROWSER_TESTS=1 skips them on a machine without Chromium.
+# Browser tests of the built site (_build/html) in Debian's Chromium, driven by Playwright:
+# screenshots of every page go to _build/screenshots. SKIP_BROWSER_TESTS=1 skips them.
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
+APT_INSTALL := apt-get install chromium chromium-driver
 
-test-browser: $(STAMP)
 ifeq ($(SKIP_BROWSER_TESTS),1)
+test-browser:
 	@echo "Browser tests skipped (SKIP_BROWSER_TESTS=1)."
 else
-	@test -x $(CHROMIUM) || { echo "Chromium is needed for the browser tests: sudo apt-get install chromium chromium-driver"; \
-		echo "(or run with SKIP_BROWSER_TESTS=1 to skip them)"; exit 1; }
+test-browser: $(STAMP) $(NODE_STAMP) browser
 	python -m pytest tests/browser
 endif
+
+# Chromium and ChromeDriver from the distribution: installed here when missing, if this is root on
+# a machine with apt-get (a fresh Debian machine, a CI container); otherwise this stops with the
+# command to run.
+browser:
+	@if [ -x "$(CHROMIUM)" ] && command -v chromedriver >/dev/null; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "Installing Chromium and ChromeDriver for the browser tests: $(APT_INSTALL)"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -qq && $(APT_INSTALL) -y -qq >/dev/null || exit 1; \
+		test -x "$(CHROMIUM)" || { echo "apt-get installed no Chromium at $(CHROMIUM) (set CHROMIUM=/path/to/chromium)"; exit 1; }; \
+	else \
+		echo "The browser tests need Chromium and ChromeDriver. Install them with:"; \
+		echo "    sudo $(APT_INSTALL)"; \
+		echo "(or run make test SKIP_BROWSER_TESTS=1 to skip the browser tests)"; \
+		exit 1; \
+	fi
 
 bench: $(STAMP)
 	python benchmarks/run.py

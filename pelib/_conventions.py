@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from . import _validate
+from ._precision import _format, to_dtype
 
 
 def timing_signal(
@@ -114,11 +115,17 @@ def sinusoidal_direct(
         Position of the first row. The positions are rounded to ``dtype``
         like everything else: in float32, from :math:`2^{24}` on, two
         neighbouring positions can become the same number; in float16 from
-        2,048 on. Positions that round to infinity in ``dtype`` (in float16,
+        2,048 on, in bfloat16 from 256 on. Positions that round to infinity in ``dtype`` (in float16,
         65,520 and beyond; 65,505 to 65,519 round to 65,504) are refused,
         where framework code would produce rows of nan.
-    dtype : numpy floating dtype, default numpy.float64
-        The precision of every step, and of the result.
+    dtype : numpy floating dtype or ml_dtypes.bfloat16, default numpy.float64
+        The precision of every step, and of the result. For bfloat16 each
+        operation is computed in float32 and its result rounded to bfloat16,
+        as PyTorch and ``ml_dtypes`` do: a product of two bfloat16 numbers is
+        exact in float32, so the angle is the exact product rounded once; the
+        sine is float32's, rounded. bfloat16 has 8 significant bits: positions
+        are exact up to 256 only (257 rounds to 256), and at 16,384 they are
+        128 apart.
 
     Returns
     -------
@@ -145,22 +152,25 @@ def sinusoidal_direct(
         except OverflowError:
             last_float = math.inf
         with np.errstate(over="ignore"):
-            rounded = np.asarray(last_float).astype(dtype)
+            rounded = to_dtype(np.asarray(last_float), dtype)
         if not np.isfinite(rounded):
             raise ValueError(
                 f"start and n_positions: position {last} rounds to infinity in {dtype.name} (the largest "
-                f"{dtype.name} is {float(np.finfo(dtype).max):g}); framework code would give rows of nan there"
+                f"{dtype.name} is {float(_format(dtype).largest):g}); framework code would give rows of nan there"
             )
-    if start + n_positions < 2**63:
+    if _validate.is_bfloat16(dtype):  # positions rounded once (ml_dtypes' cast of an integer rounds twice)
+        position = to_dtype(float(start) + np.arange(n_positions, dtype=np.float64), dtype)[:, None]
+    elif start + n_positions < 2**63:
         position = (start + np.arange(n_positions, dtype=np.int64)).astype(dtype)[:, None]
     else:
         position = (float(start) + np.arange(n_positions, dtype=np.float64)).astype(dtype)[:, None]
-    # The frequencies are exp(-2i log(base) / d) in float64, then rounded to dtype: for float32 and float16
-    # (and correctly rounded exp) that is the correctly rounded frequency; in float64 the exp of a rounded
-    # argument can be off by several units in the last place (up to about 15 at d = 1024), like the code it
-    # models. From here on every step is in dtype.
+    # The frequencies are exp(-2i log(base) / d) in float64, then rounded to dtype: for float32, float16 and
+    # bfloat16 (and correctly rounded exp) that is the correctly rounded frequency; in float64 the exp of a
+    # rounded argument can be off by several units in the last place (up to about 15 at d = 1024), like the
+    # code it models. From here on every step is in dtype (for bfloat16, as ml_dtypes and PyTorch do it:
+    # each operation in float32, its result rounded to bfloat16).
     with np.errstate(over="ignore", under="ignore"):
-        div_term = np.exp(np.arange(0, d_model, 2) * (-math.log(base) / d_model)).astype(dtype)
+        div_term = to_dtype(np.exp(np.arange(0, d_model, 2) * (-math.log(base) / d_model)), dtype)
     if not np.all(np.isfinite(div_term)):
         raise ValueError(f"base={base!r} is too small for d_model={d_model}: its frequencies overflow {dtype.name}")
     with _validate.arithmetic("start, base and dtype", "the angles p * w are"):

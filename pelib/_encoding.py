@@ -36,6 +36,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from . import _validate
+from ._precision import to_dtype
 
 LAYOUTS = ("interleaved", "concat")
 
@@ -512,9 +513,13 @@ _ACCURACY = r"""
     :math:`3.1 \cdot 10^{-16}`; the tests and chapter 10
     (:doc:`/notebooks/10_precision_and_speed`) measure it against mpmath: at
     most about :math:`2.2 \cdot 10^{-16}` (half a unit in the last place of a
-    value just below 1 is :math:`1.1 \cdot 10^{-16}`). A float32 or float16
-    result is the float64 value rounded once: within half a unit of its type
-    plus the float64 error, so within :math:`2^{-24}` in float32. Nothing
+    value just below 1 is :math:`1.1 \cdot 10^{-16}`). A float32, float16 or
+    bfloat16 result is the float64 value rounded once (to nearest, ties to
+    even): within half a unit of its type plus the float64 error, so within
+    :math:`2^{-24}` in float32 and :math:`2^{-9} + 5 \cdot 10^{-16}` in
+    bfloat16 (half its spacing in :math:`[\frac12, 1)`, 8 significant bits;
+    ``ml_dtypes``' own cast from float64 rounds twice, through float32, so
+    pelib rounds to bfloat16 itself). Nothing
     depends on the platform's long double or on its sine. Beyond
     :math:`2^{31}` the error grows in proportion to the position, by up to
     about :math:`|p| \cdot 2^{-95}`: measured, still within
@@ -566,10 +571,11 @@ def sinusoidal(
         sines first and then all cosines, ``[sin | cos]``; for odd ``d_model``
         that is ``ceil(d/2)`` sine columns followed by ``floor(d/2)`` cosine
         columns. The two layouts are a column permutation of each other.
-    dtype : numpy floating dtype, default numpy.float64
-        Type of the result. Float16, float32 and float64 tables are computed
-        in float64 and rounded once; a long double table is computed directly
-        in long double.
+    dtype : numpy floating dtype or ml_dtypes.bfloat16, default numpy.float64
+        Type of the result. Float16, bfloat16, float32 and float64 tables are
+        computed in float64 and rounded once; a long double table is computed
+        directly in long double. bfloat16 is recognised by its dtype (pelib
+        does not import ``ml_dtypes``); the float8 types are refused.
 
     Notes
     -----{accuracy}
@@ -600,7 +606,7 @@ def sinusoidal(
     TypeError
         If a size is not an integer (booleans included), ``base`` or
         ``start`` is not a real number, ``layout`` is not a string or
-        ``dtype`` is not a floating dtype.
+        ``dtype`` is not a floating dtype (NumPy's or bfloat16).
     ValueError
         If ``n_positions < 0``, ``d_model < 1``, the table would need more
         than half of the machine's memory, ``base`` is not finite and
@@ -619,15 +625,16 @@ def sinusoidal(
     start = _validate.real(start, "start")
     layout = _validate.choice(layout, "layout", LAYOUTS)
     dtype = _validate.float_dtype(dtype)
-    _validate.fits(n_positions * d_model, dtype.itemsize, "n_positions and d_model")
+    bfloat16 = _validate.is_bfloat16(dtype)  # built in float64, then rounded once
+    _validate.fits(n_positions * d_model, dtype.itemsize + (8 if bfloat16 else 0), "n_positions and d_model")
     _check_range(abs(start) + n_positions, d_model, base, "start and n_positions")
     if dtype == np.longdouble:
         positions = np.longdouble(start) + np.arange(n_positions, dtype=np.longdouble)
         return _direct_table(positions, d_model, base, layout, dtype)
-    table = np.empty((n_positions, d_model), dtype=dtype)
+    table = np.empty((n_positions, d_model), dtype=np.float64 if bfloat16 else dtype)
     if n_positions:
         _fill_table(table, start, d_model, base, layout)
-    return table
+    return to_dtype(table, dtype) if bfloat16 else table
 
 
 def encode(
@@ -658,8 +665,8 @@ def encode(
         The constant of the paper, finite and positive.
     layout : {"interleaved", "concat"}, default "interleaved"
         Column order, as in :func:`sinusoidal`.
-    dtype : numpy floating dtype, default numpy.float64
-        Type of the result.
+    dtype : numpy floating dtype or ml_dtypes.bfloat16, default numpy.float64
+        Type of the result, as in :func:`sinusoidal`.
 
     Returns
     -------
@@ -699,13 +706,16 @@ def encode(
     base = _validate.real(base, "base", positive=True)
     layout = _validate.choice(layout, "layout", LAYOUTS)
     dtype = _validate.float_dtype(dtype)
+    bfloat16 = _validate.is_bfloat16(dtype)  # evaluated in float64, then rounded once
     positions = _validate.real_array(positions, "positions", dtype=_working_dtype(dtype))
-    _validate.fits(positions.size * d_model, dtype.itemsize, "positions and d_model")
+    _validate.fits(positions.size * d_model, dtype.itemsize + (8 if bfloat16 else 0), "positions and d_model")
     if positions.size:
         _check_range(np.max(np.abs(positions)), d_model, base, "positions")
     flat = positions.reshape(-1)
     if dtype == np.longdouble:
         table = _direct_table(flat, d_model, base, layout, dtype)
+    elif bfloat16:
+        table = to_dtype(_encoded(flat, _frequency_table(d_model, base), d_model, layout, np.dtype(np.float64)), dtype)
     else:
         table = _encoded(flat, _frequency_table(d_model, base), d_model, layout, dtype)
     return table.reshape(positions.shape + (d_model,))

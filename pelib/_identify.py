@@ -62,14 +62,14 @@ class Identification:
 
     Attributes
     ----------
-    layout : {"interleaved", "concat", "concat_cos_first"}
-        ``"interleaved"``: sine and cosine alternate, ``sin, cos, sin, cos, ...`` (the paper);
+    layout : str
+        One of three names. ``"interleaved"``: sine and cosine alternate, ``sin, cos, sin, cos, ...`` (the paper);
         ``"concat"``: all sines, then all cosines (``[sin | cos]``; with an odd number of
         non-zero columns, one more sine than cosines, as Hugging Face's Marian);
         ``"concat_cos_first"``: ``[cos | sin]`` (Hugging Face's MusicGen). Zero columns are
         not counted in the layout: they sit where ``zero_columns`` says.
-    frequencies : {"paper", "tensor2tensor"}
-        ``"paper"``: :math:`\\omega_i = \\text{base}^{-2i/d}` with ``d = d_model``;
+    frequencies : str
+        One of two names. ``"paper"``: :math:`\\omega_i = \\text{base}^{-2i/d}` with ``d = d_model``;
         ``"tensor2tensor"``: :math:`\\omega_i = \\text{base}^{-i/(K-1)}` with
         ``K = d_model // 2``, from 1 to ``1/base`` (tensor2tensor, fairseq, Whisper).
     base : float
@@ -82,7 +82,7 @@ class Identification:
         The rows that are all zero (padding rows, such as fairseq's ``padding_idx`` row).
     zero_columns : tuple of int
         The columns that are all zero (the last column of tensor2tensor at an odd width).
-    angle_dtype : {"float64", "float32"}
+    angle_dtype : str
         The precision in which the angles ``p * w`` were formed (and the sines taken):
         ``"float64"`` when every deviation from the exact table is within what float64
         angles and the rounding of the stored numbers explain, ``"float32"`` when it takes
@@ -112,7 +112,7 @@ class Identification:
 
     @property
     def n_frequencies(self) -> int:
-        """The number of frequencies: one per (sine, cosine) pair, and one for a lone sine."""
+        """How many frequencies the table has (one per sine-cosine pair, and one for a lone sine)."""
         return (self.width - len(self.zero_columns) + 1) // 2
 
     @property

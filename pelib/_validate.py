@@ -103,14 +103,23 @@ def function(value: Any, name: str) -> Any:
 
 
 def float_dtype(value: Any, name: str = "dtype") -> np.dtype:
-    """Return ``value`` as a NumPy floating-point dtype."""
-    accepted = f"{name} must be a NumPy floating dtype (float16, float32, float64 or longdouble)"
+    """Return ``value`` as a floating-point dtype: a NumPy one, or ``ml_dtypes.bfloat16``.
+
+    bfloat16 is recognised by its dtype (kind ``'V'``, name ``'bfloat16'``), so pelib never
+    imports ``ml_dtypes``. The other :data:`EXTENSION_FLOATS` (the float8, float6 and float4
+    formats) are refused with a message that says so.
+    """
+    accepted = f"{name} must be a NumPy floating dtype (float16, float32, float64 or longdouble) or ml_dtypes.bfloat16"
     if value is None or _is_bool(value) or isinstance(value, (numbers.Number, bytes)):
         raise TypeError(f"{accepted}, got {describe(value)}")
     try:
         dtype = np.dtype(value)
     except (TypeError, ValueError, OverflowError):
         raise TypeError(f"{accepted}, got {describe(value)}") from None
+    if is_bfloat16(dtype):
+        return dtype
+    if is_extension_float(dtype):
+        raise TypeError(f"{accepted}, got {dtype.name}: of the ml_dtypes formats only bfloat16 is accepted")
     if dtype.kind != "f":
         raise TypeError(f"{accepted}, got {dtype.name}")
     return dtype
@@ -171,7 +180,13 @@ EXTENSION_FLOATS = ("bfloat16", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e4m3
 
 def is_extension_float(dtype: np.dtype) -> bool:
     """Whether ``dtype`` is one of the :data:`EXTENSION_FLOATS` (such as ``ml_dtypes.bfloat16``)."""
-    return dtype.kind == "V" and dtype.names is None and dtype.name in EXTENSION_FLOATS
+    # Most have kind 'V'; ml_dtypes 0.6.0 gives float8_e5m2 kind 'f', so the name decides.
+    return dtype.kind in "Vf" and dtype.names is None and dtype.name in EXTENSION_FLOATS
+
+
+def is_bfloat16(dtype: np.dtype) -> bool:
+    """Whether ``dtype`` is ``ml_dtypes.bfloat16`` (recognised without importing ``ml_dtypes``)."""
+    return is_extension_float(dtype) and dtype.name == "bfloat16"
 
 
 def weight_array(value: Any, name: str) -> np.ndarray:

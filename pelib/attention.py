@@ -471,7 +471,8 @@ def block_rotations(matrix: ArrayLike) -> BlockRotations:
     TypeError
         If ``matrix`` is not an array of real numbers.
     ValueError
-        If it is not square with an even number (at least 2) of rows, or holds nan or infinity.
+        If it is not square with an even number (at least 2) of rows, holds nan or infinity, or
+        an amplitude is beyond the floating-point range (possible for entries above about 1.2e308).
 
     Examples
     --------
@@ -493,7 +494,9 @@ def block_rotations(matrix: ArrayLike) -> BlockRotations:
     amplitudes = np.hypot(cos_part, sin_part)
     angles = np.arctan2(sin_part, cos_part)
     share = float(2 * np.sum(amplitudes**2) / np.sum(unit**2))
-    return BlockRotations(amplitudes * largest, angles, min(share, 1.0))
+    with _validate.arithmetic("matrix", "the rotation amplitudes are"):  # up to sqrt(2) times the largest entry
+        amplitudes = amplitudes * largest
+    return BlockRotations(amplitudes, angles, min(share, 1.0))
 
 
 # --- tasks ------------------------------------------------------------------------------------
@@ -660,7 +663,11 @@ class Evaluation(NamedTuple):
 
 
 class Model(NamedTuple):
-    """One causal attention layer trained by :func:`train`: its task, encoding, base, parameters and loss history."""
+    """One causal attention layer trained by :func:`train`: its task, encoding, base, parameters and loss history.
+
+    :meth:`forward` and :meth:`evaluate` check the model first, so a hand-built one with an
+    unknown encoding, non-finite parameters or shapes that do not fit is refused by name.
+    """
 
     task: Task
     encoding: str
@@ -675,16 +682,27 @@ class Model(NamedTuple):
         the rows of its table (``max_length`` of :func:`train`), of which those beyond the
         training length were never trained and keep their random initial values.
 
+        Raises
+        ------
+        TypeError
+            If ``tokens`` is not an array of integers, or the model (when built by hand) has
+            parameters that are not arrays of real numbers or an encoding that is not a string.
+        ValueError
+            If a token is outside ``[0, vocab)``, the length exceeds a learned table, or the
+            model's encoding, base or parameters are not those of a layer of its task (unknown
+            encoding, nan or infinity, shapes that do not fit), or an activation overflows.
+
         Examples
         --------
         >>> model = train(copy_back(1, vocab=4), "rope", steps=2, d_model=4, batch=2, length=8)
         >>> model.forward([[0, 1, 2, 3]]).weights.shape
         (1, 4, 4)
         """
+        params = _check_model(self)
         tokens = _token_array(tokens, "tokens", self.task.vocab)
-        _check_length(self, tokens.shape[1], "tokens")
+        _check_length(params, self.encoding, tokens.shape[1], "tokens")
         _validate.fits(tokens.shape[0] * tokens.shape[1] ** 2 * 4, 8, "tokens")
-        cache = _forward(self.params, tokens, self.encoding, self.base)
+        cache = _run(params, tokens, self.encoding, self.base)
         return Forward(cache["logits"], cache["weights"])
 
     def evaluate(self, length: int, *, seed: int = 0, batch: int = 4, start: int = 0) -> Evaluation:
@@ -694,14 +712,21 @@ class Model(NamedTuple):
         (:doc:`/notebooks/06_attention`) evaluates inside the training length and beyond it
         (``start`` = the training length).
 
+        Raises
+        ------
+        TypeError, ValueError
+            As :meth:`forward` for the model; ``ValueError`` also if ``length``, ``seed``,
+            ``batch`` or ``start`` is out of range or no counted query has an answer.
+
         Examples
         --------
         >>> model = train(copy_back(1, vocab=4), "none", steps=2, d_model=4, batch=2, length=8)
         >>> model.evaluate(8, start=4).queries
         16
         """
+        params = _check_model(self)
         length = _validate.size(length, "length", minimum=1, maximum=_MAX_LENGTH)
-        _check_length(self, length, "length")
+        _check_length(params, self.encoding, length, "length")
         seed = _validate.size(seed, "seed")
         batch = _validate.size(batch, "batch", minimum=1, maximum=4096)
         start = _validate.size(start, "start")
@@ -713,16 +738,57 @@ class Model(NamedTuple):
         counted[:, :start] = False
         if not counted.any():
             raise ValueError(f"no query at or after start={start} has an answer in sequences of length={length}")
-        cache = _forward(self.params, data.tokens, self.encoding, self.base)
+        cache = _run(params, data.tokens, self.encoding, self.base)
         right = cache["logits"].argmax(axis=-1) == data.targets
         attended = cache["weights"].argmax(axis=-1) == data.sources
         return Evaluation(float(right[counted].mean()), float(attended[counted].mean()), int(counted.sum()))
 
 
-def _check_length(model: Model, length: int, name: str) -> None:
-    if model.encoding == "learned" and length > len(model.params["positions"]):
-        raise ValueError(f"{name}: the learned encoding has {len(model.params['positions'])} rows, "
+def _check_length(params: dict[str, np.ndarray], encoding: str, length: int, name: str) -> None:
+    if encoding == "learned" and length > len(params["positions"]):
+        raise ValueError(f"{name}: the learned encoding has {len(params['positions'])} rows, "
                          f"fewer than the length {length}")
+
+
+def _check_model(model: Model) -> dict[str, np.ndarray]:
+    """The parameters of ``model`` as float64 arrays, after checking that they make a layer of its task.
+
+    A Model is a public NamedTuple, so one can be built by hand: its encoding, base and every
+    parameter are checked here (kind, finiteness, and shapes that fit together and fit the task).
+    """
+    task = _check_task(model.task)
+    encoding = _validate.choice(model.encoding, "model.encoding", ENCODINGS)
+    base = _validate.real(model.base, "model.base", minimum=1.0)
+    if base == 1.0:
+        raise ValueError("model.base must be greater than 1, got 1.0")
+    names = ["embedding", "w_q", "w_k", "w_v", "w_o"] + (["positions"] if encoding == "learned" else [])
+    if not isinstance(model.params, dict):
+        raise TypeError(f"model.params must be a dict of the arrays {names}, got {_validate.describe(model.params)}")
+    if sorted(model.params) != sorted(names):
+        raise ValueError(f"model.params must hold exactly the arrays {names} for encoding {encoding!r}, "
+                         f"got {sorted(map(str, model.params))}")
+    params = {name: _matrix(model.params[name], f"model.params['{name}']").astype(np.float64) for name in names}
+    d_model, d_k = params["w_q"].shape
+    d_v = params["w_v"].shape[1]
+    expected = {"embedding": (task.vocab, d_model), "w_k": (d_model, d_k), "w_v": (d_model, d_v),
+                "w_o": (d_v, task.outputs), "positions": (len(params.get("positions", ())), d_model)}
+    for name in names[:1] + names[2:]:
+        if params[name].shape != expected[name]:
+            raise ValueError(f"model.params['{name}'] must have shape {expected[name]} (vocab {task.vocab}, "
+                             f"d_model {d_model} and d_k {d_k} from w_q, d_v {d_v} from w_v, {task.outputs} "
+                             f"answers), got {params[name].shape}")
+    if encoding == "rope" and d_k % 2:
+        raise ValueError(f"model.params['w_q'] must have an even number of columns (d_k) for rope, got {d_k}")
+    if encoding == "sinusoidal" and d_model % 2:
+        raise ValueError(f"model.params['w_q'] must have an even number of rows (d_model) for the sinusoidal "
+                         f"table, got {d_model}")
+    return params
+
+
+def _run(params: dict[str, np.ndarray], tokens: np.ndarray, encoding: str, base: float) -> dict[str, Any]:
+    """:func:`_forward` on checked parameters, refusing activations beyond the floating-point range."""
+    with _validate.arithmetic("model.params", "the layer's scores or outputs are"):
+        return _forward(params, tokens, encoding, base)
 
 
 def _init(task: Task, encoding: str, d_model: int, d_k: int, max_length: int, seed: int) -> dict[str, np.ndarray]:
@@ -900,7 +966,7 @@ def _outer_sum(a: np.ndarray, b: np.ndarray, scratch: _Scratch) -> np.ndarray:
     One (batch * length) x d product would go to a multithreaded BLAS call, which is slow on a
     busy machine for these small sizes; per-sequence products stay single-threaded.
     """
-    products = scratch("outer", a.shape[0], a.shape[2], b.shape[2])
+    products = scratch(f"outer {a.shape[2]} x {b.shape[2]}", a.shape[0], a.shape[2], b.shape[2])   # one per shape
     return np.matmul(np.swapaxes(a, 1, 2), b, out=products).sum(axis=0)
 
 
@@ -925,8 +991,9 @@ def train(task: Task, encoding: str, *, steps: int = 200, seed: int = 0, d_model
     ``length`` tokens from ``numpy.random.default_rng([seed, 1])`` (the same data for every
     encoding) and takes one Adam step (:math:`\beta_1 = 0.9`, :math:`\beta_2 = 0.999`,
     :math:`\epsilon = 10^{-8}`). The gradients are written out by hand (the tests compare them
-    with finite differences). Everything is float64 and seeded: the same call gives the same
-    numbers on the same machine. The learned table has ``max_length`` rows; those beyond
+    with finite differences, and two whole steps with a loss, complex-step gradients and Adam
+    written from this description). Everything is float64 and seeded: the same call gives the
+    same numbers on the same machine. The learned table has ``max_length`` rows; those beyond
     ``length`` get no gradient and keep their initial values. Chapter 6
     (:doc:`/notebooks/06_attention`) trains it with every encoding.
 

@@ -2,8 +2,8 @@
 
 ``pelib.sinusoidal`` and ``pelib.encode``: every float64 entry within 5e-16 of the exact value
 at every position |p| < 2**31, for every width, layout and base of at least 1 (the 3.1e-16
-derived in ``pelib/_encoding.py``, rounded up to the figure the docstrings promise); a float32
-or float16 result is that value rounded once. Nothing depends on the platform. Beyond 2**31
+derived in ``pelib/_encoding.py``, rounded up to the figure the docstrings promise); a float32,
+float16 or bfloat16 result is that value rounded once. Nothing depends on the platform. Beyond 2**31
 the docstrings state a measured growth of up to about |p| 2**-95, bounded here by |p| 2**-93. A long
 double result is computed directly in long double, so its bound depends on the platform
 (``EXTENDED``: a 64-bit mantissa, the x87 format of x86-64 Linux).
@@ -27,6 +27,8 @@ def sinusoidal(p, dtype=np.float64):
         return FLOAT32 if abs(p) < FAR else 2.0**-25 + float64
     if dtype == np.float16:
         return 2.0**-12 + float64  # half a float16 unit for values in [1/2, 1)
+    if np.dtype(dtype).name == "bfloat16":
+        return 2.0**-9 + float64  # half a bfloat16 unit (8 significant bits) for values in [1/2, 1)
     if dtype == np.longdouble:
         return 4 * 2.0**-64 + abs(p) * (2.0**-63 if EXTENDED else 2.0**-51)
     raise ValueError(dtype)

@@ -295,6 +295,111 @@ def test_rope_learns_copy_back_and_none_cannot():
     assert none.evaluate(32, seed=9, batch=8).accuracy < 0.3
 
 
+# --- the trainer against a layer, data, initial draw and Adam written from its documentation ------
+
+
+def scratch_targets(task, tokens):
+    """Targets and the mask of counted positions, from the tasks' definitions, position by position."""
+    targets, counted = np.zeros(tokens.shape, dtype=int), np.zeros(tokens.shape)
+    for b in range(tokens.shape[0]):
+        for t in range(tokens.shape[1]):
+            if task.name == "copy_back":
+                source = t - task.lag if t >= task.lag else None
+            else:
+                earlier = [s for s in range(t) if tokens[b, s] // task.values == tokens[b, t] // task.values]
+                source = earlier[-1] if earlier else None
+            if source is not None:
+                targets[b, t], counted[b, t] = tokens[b, source] % task.outputs, 1.0
+    return targets, counted
+
+
+def scratch_loss(params, tokens, targets, counted, encoding):
+    """Mean cross-entropy of the layer train documents, complex-safe (no max, no comparison) for complex steps.
+
+    x = E[token] (+ the exact sinusoidal table, or + the learned rows); q, k, v = x W (q, k turned pair by pair by
+    t * w_i for rope, w_i from the oracle); weights = causal softmax(q k / sqrt(d_k)); logits = weights v W_O.
+    """
+    n = tokens.shape[1]
+    d_model, d_k = params["w_q"].shape
+    x = params["embedding"][tokens]
+    if encoding == "sinusoidal":
+        x = x + oracle.encoding(range(n), d_model)
+    elif encoding == "learned":
+        x = x + params["positions"][:n]
+    q, k, v = (np.einsum("btd,dk->btk", x, params[name]) for name in ("w_q", "w_k", "w_v"))
+    if encoding == "rope":
+        angle = np.arange(n)[:, None] * np.array([float(oracle.frequency(i, d_k)) for i in range(d_k // 2)])
+        cos, sin = np.cos(angle), np.sin(angle)
+
+        def turn(z):
+            out = np.empty_like(z)
+            out[..., 0::2] = z[..., 0::2] * cos - z[..., 1::2] * sin
+            out[..., 1::2] = z[..., 0::2] * sin + z[..., 1::2] * cos
+            return out
+
+        q, k = turn(q), turn(k)
+    e = np.exp(np.einsum("btk,bsk->bts", q, k) / math.sqrt(d_k)) * np.tril(np.ones((n, n)))   # masked keys: 0
+    logits = np.einsum("bts,bsk,ko->bto", e / e.sum(axis=-1, keepdims=True), v, params["w_o"])
+    log_total = np.log(np.exp(logits).sum(axis=-1))
+    picked = np.take_along_axis(logits, targets[..., None], axis=-1)[..., 0]
+    return ((log_total - picked) * counted).sum() / counted.sum()
+
+
+def complex_step_gradients(params, tokens, targets, counted, encoding):
+    """d loss / d every entry, as Im(loss(p + 1e-30 i)) / 1e-30: exact to rounding, no differencing."""
+    grads = {}
+    for name, value in params.items():
+        grads[name] = np.zeros_like(value)
+        for index in np.ndindex(value.shape):
+            shifted = {key: val.astype(complex) for key, val in params.items()}
+            shifted[name][index] += 1e-30j
+            grads[name][index] = scratch_loss(shifted, tokens, targets, counted, encoding).imag / 1e-30
+    return grads
+
+
+@pytest.mark.parametrize("encoding", attention.ENCODINGS)
+@pytest.mark.parametrize("task", [attention.copy_back(2, vocab=5), attention.previous_occurrence(keys=2, values=3)],
+                         ids=["copy_back", "previous_occurrence"])
+def test_two_training_steps_match_a_computation_from_scratch(encoding, task):
+    """train's documented recipe, redone without pelib: the initial draw, the data, the loss, exact gradients
+    (complex step) and Adam (Kingma and Ba, algorithm 1), for two steps."""
+    seed, d_model, d_k, batch, length, max_length, rate = 3, 6, 4, 3, 9, 12, 0.05
+    model = attention.train(task, encoding, steps=2, seed=seed, d_model=d_model, d_k=d_k, batch=batch, length=length,
+                            max_length=max_length, learning_rate=rate)
+    draw = np.random.default_rng([seed, 0])
+    params = {"embedding": draw.normal(0.0, 1.0, (task.vocab, d_model))}      # drawn in this order
+    for name in ("w_q", "w_k", "w_v"):
+        params[name] = draw.normal(0.0, d_model**-0.5, (d_model, d_k))
+    params["w_o"] = draw.normal(0.0, d_k**-0.5, (d_k, task.outputs))
+    if encoding == "learned":
+        params["positions"] = draw.normal(0.0, 0.5**0.5, (max_length, d_model))
+    data = np.random.default_rng([seed, 1])
+    first = {name: np.zeros_like(value) for name, value in params.items()}
+    second = {name: np.zeros_like(value) for name, value in params.items()}
+    for step in (1, 2):
+        tokens = data.integers(0, task.vocab, size=(batch, length))
+        targets, counted = scratch_targets(task, tokens)
+        assert counted.any()                                   # train redraws only batches without an answer
+        loss = scratch_loss(params, tokens, targets, counted, encoding)
+        # the same arithmetic in another order: agreement to a few ulps of the loss (about 1)
+        assert model.losses[step - 1] == pytest.approx(loss, rel=1e-13, abs=1e-13)
+        grads = complex_step_gradients(params, tokens, targets, counted, encoding)
+        # Adam's update does not see a common scale of the gradients: compare them directly as well
+        batch_ = attention.Batch(tokens, targets, None, counted > 0)
+        by_pelib = attention._loss_and_gradients(params, batch_, encoding, 10000.0)[1]
+        for name, grad in grads.items():
+            # exact gradients of size ~0.1 against the hand-written backward pass: rounding only
+            assert np.allclose(by_pelib[name], grad, rtol=1e-10, atol=1e-13), name
+            first[name] = 0.9 * first[name] + 0.1 * grad
+            second[name] = 0.999 * second[name] + 0.001 * grad**2
+            params[name] = params[name] - rate * (first[name] / (1 - 0.9**step)) / (
+                np.sqrt(second[name] / (1 - 0.999**step)) + 1e-8)
+    for name, value in params.items():
+        # Adam's step is about rate * sign(gradient) here; gradients agree to ~1e-15 relative, so the
+        # parameters agree to rounding of entries of size ~1 (1e-12 leaves room for the ~100 operations)
+        assert np.allclose(model.params[name], value, rtol=0, atol=1e-12), name
+
+
 def test_evaluate_counts_queries_after_start():
     model = attention.train(attention.copy_back(3, vocab=4), "none", steps=1, d_model=4, batch=2, length=8)
     assert model.evaluate(20, batch=3).queries == 3 * 17
@@ -322,6 +427,8 @@ def test_evaluate_counts_queries_after_start():
     (lambda: attention.relative_head(8, 1, sharpness=1e308 * 10), ValueError, "sharpness"),
     (lambda: attention.relative_head(8, 1, pairs=[0], sharpness=1.7e308), ValueError, "sharpness"),
     (lambda: attention.block_rotations(np.ones((3, 3))), ValueError, "matrix"),
+    # the amplitude of this block is sqrt(2) * 1.7e308, beyond the float range
+    (lambda: attention.block_rotations([[1.7e308, -1.7e308], [1.7e308, 1.7e308]]), ValueError, "matrix"),
     (lambda: attention.copy_back(0), ValueError, "lag"),
     (lambda: attention.previous_occurrence(values=1), ValueError, "values"),
     (lambda: attention.train("copy", "rope"), TypeError, "task"),
@@ -349,3 +456,35 @@ def test_model_refuses_bad_tokens_and_lengths():
         model.evaluate(17)
     with pytest.raises(ValueError, match="start"):
         model.evaluate(8, start=8)
+
+
+def test_hand_built_models_are_refused_by_name():
+    """Model is a public NamedTuple: forward and evaluate check what a hand-built one holds."""
+    model = attention.train(attention.copy_back(1, vocab=4), "rope", steps=2, d_model=4, batch=2, length=8)
+    p = model.params
+    cases = [
+        (model._replace(encoding="bogus"), ValueError, "model.encoding"),
+        (model._replace(encoding=None), TypeError, "model.encoding"),
+        (model._replace(base=1.0), ValueError, "model.base"),
+        (model._replace(base="10000"), TypeError, "model.base"),
+        (model._replace(params=None), TypeError, "model.params"),
+        (model._replace(params={k: v for k, v in p.items() if k != "w_v"}), ValueError, "model.params"),
+        (model._replace(encoding="learned"), ValueError, "model.params"),            # no table of positions
+        (model._replace(params={**p, "w_q": np.full((4, 4), np.nan)}), ValueError, "w_q"),
+        (model._replace(params={**p, "w_q": p["w_q"] + 0j}), TypeError, "w_q"),
+        (model._replace(params={**p, "w_q": np.array([[1, "a"]] * 4, dtype=object)}), TypeError, "w_q"),
+        (model._replace(params={**p, "w_o": np.ones((3, 4))}), ValueError, "w_o"),
+        (model._replace(params={**p, "w_q": np.ones((4, 3)), "w_k": np.ones((4, 3))}), ValueError, "w_q"),
+        # finite parameters whose scores overflow: refused, not a warning or nan
+        (model._replace(params={**p, "w_q": np.full((4, 4), 1e200), "w_k": np.full((4, 4), 1e200)}), ValueError,
+         "model.params"),
+    ]
+    for bad, error, name in cases:
+        with pytest.raises(error, match=name.replace(".", r"\.")):
+            bad.forward([[0, 1, 2]])
+        with pytest.raises(error, match=name.replace(".", r"\.")):
+            bad.evaluate(8)
+    # a hand-built model that is right is accepted, also with lists and float32 arrays, and computes the same
+    same = model._replace(params={k: v.astype(np.float32).astype(np.float64).tolist() for k, v in p.items()})
+    rounded = model._replace(params={k: v.astype(np.float32).astype(np.float64) for k, v in p.items()})
+    assert np.array_equal(same.forward([[0, 1, 2]]).logits, rounded.forward([[0, 1, 2]]).logits)

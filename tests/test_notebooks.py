@@ -29,6 +29,22 @@ def code_cells(nb):
     return [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).strip()]
 
 
+def source(cell):
+    return "".join(cell["source"])
+
+
+# The opening of a MyST directive, colon or backtick fence, and the option lines right after it.
+DIRECTIVE = re.compile(r"^(?::{3,}|`{3,})\{(?P<name>[\w-]+)\}[ \t]*(?P<argument>[^\n]*)\n"
+                       r"(?P<options>(?:[ \t]*:[\w-]+:[^\n]*\n)*)", re.M)
+
+
+def directives(text):
+    """(name, argument, options) of every directive opened in a markdown text, in order."""
+    for match in DIRECTIVE.finditer(text + "\n"):
+        options = dict(re.findall(r":([\w-]+):[ \t]*([^\n]*)", match["options"]))
+        yield match["name"], match["argument"].strip(), options
+
+
 def output_text(output):
     text = "".join(output.get("text", []))
     for mime, value in output.get("data", {}).items():
@@ -76,7 +92,52 @@ class TestNotebook:
         imports = code_cells({"cells": cells})[0]
         assert cells[1] is imports, "the second cell is the one imports cell"
         assert "import pelib" in "".join(imports["source"])
-        assert "## Summary" in "".join(cells[-1]["source"])
+        # It closes with "## Summary" and then "## Exercises", the last section: no heading of level 1 or 2 after it.
+        summary = [i for i, c in enumerate(cells)
+                   if c["cell_type"] == "markdown" and source(c).startswith("## Summary")]
+        assert len(summary) == 1, "one Summary section"
+        exercises = summary[0] + 1
+        assert exercises < len(cells) and cells[exercises]["cell_type"] == "markdown", "Exercises follow the Summary"
+        assert source(cells[exercises]).startswith("## Exercises"), "Exercises follow the Summary"
+        for cell in cells[exercises + 1:]:
+            if cell["cell_type"] == "markdown":
+                assert not re.search(r"^#{1,2} ", source(cell), re.M), "nothing after the Exercises section"
+
+    def test_exercises_have_hidden_solutions_that_assert(self, path):
+        # sphinx-exercise: each exercise has a label ex-NN-name and one gated solution (solution-start ...
+        # solution-end) with the class dropdown, so it is hidden on the page, whose code cells assert the answer.
+        cells = load(path)["cells"]
+        exercises, solutions, open_solution, in_section = [], {}, None, False
+        for cell in cells:
+            text = source(cell)
+            if cell["cell_type"] == "code":
+                if open_solution is not None and re.search(r"^\s*assert\b", text, re.M):
+                    solutions[open_solution]["asserts"] += 1
+                continue
+            in_section = in_section or text.startswith("## Exercises")
+            for name, argument, options in directives(text):
+                if name in ("exercise", "exercise-start"):
+                    label = options.get("label", "")
+                    assert in_section, f"exercise {label} outside the Exercises section"
+                    assert re.fullmatch(rf"ex-{path.name[:2]}-[a-z0-9]+(?:-[a-z0-9]+)*", label), label
+                    exercises.append(label)
+                elif name == "solution-start":
+                    assert open_solution is None, f"solution of {argument} opened inside another"
+                    assert argument in exercises and argument not in solutions, f"solution of {argument}"
+                    assert "dropdown" in options.get("class", "").split(), f"solution of {argument} is not hidden"
+                    open_solution = argument
+                    solutions[argument] = {"asserts": 0}
+                elif name == "solution-end":
+                    assert open_solution is not None, "solution-end without solution-start"
+                    open_solution = None
+                elif name == "solution":
+                    raise AssertionError("solutions use solution-start and solution-end, with code cells between")
+        assert open_solution is None, f"solution of {open_solution} never ends"
+        assert len(exercises) >= 2, f"{len(exercises)} exercises"
+        assert len(set(exercises)) == len(exercises)
+        for label in exercises:
+            assert label in solutions, f"exercise {label} has no solution"
+            assert solutions[label]["asserts"] >= 1, f"the solution of {label} asserts nothing"
 
     def test_imports_only_in_the_first_code_cell(self, path):
         for cell in code_cells(load(path))[1:]:

@@ -1,43 +1,13 @@
 """The built site in a real browser: self-contained, typeset, complete, and interactive without a kernel."""
 
 import hashlib
-from urllib.parse import urlparse
 
 import pytest
 
-from conftest import SCREENSHOTS, toc_pages
+from conftest import SCREENSHOTS, open_page, toc_pages
 
-LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 EXPLORER_PAGES = ["notebooks/01_formula.html", "notebooks/03_shift_property.html",
                   "notebooks/04_wavelengths.html", "notebooks/05_sin_only.html"]
-
-
-class PageLog:
-    """Everything a page asked the network for, and everything that went wrong while loading it."""
-
-    def __init__(self, page):
-        self.requests, self.failed, self.errors = [], [], []
-        page.on("request", lambda request: self.requests.append(request.url))
-        page.on("requestfailed", lambda request: self.failed.append(f"{request.url} ({request.failure})"))
-        page.on("response", lambda response: response.status >= 400 and self.failed.append(
-            f"{response.url} (HTTP {response.status})"))
-        page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
-
-    def foreign(self):
-        return [url for url in self.requests
-                if urlparse(url).scheme not in ("data", "blob") and urlparse(url).hostname not in LOCAL_HOSTS]
-
-
-def open_page(browser, url):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    log = PageLog(page)
-    page.goto(url, wait_until="networkidle")
-    # MathJax typesets asynchronously; wait for it where the page loads it.
-    page.wait_for_function("!window.MathJax || (window.MathJax.startup && window.MathJax.startup.promise)")
-    page.evaluate("window.MathJax ? window.MathJax.startup.promise.then(() => true) : true")
-    page.wait_for_load_state("networkidle")
-    return page, log
 
 
 @pytest.fixture(scope="module", params=toc_pages())
@@ -66,6 +36,12 @@ def test_math_is_typeset(loaded):
     if has_math:
         assert page.locator("mjx-container").count() > 0, f"{name}: math present but not typeset"
     assert "$$" not in text and "\\begin{" not in text, f"{name}: raw TeX left in the page"
+    # TeX that MathJax could not read is typeset as an error message in its place.
+    errors = page.evaluate("""() => Array.from(document.querySelectorAll('mjx-merror'), error => {
+        const item = MathJax.startup.document.getMathItemsWithin(error.closest('mjx-container'))[0];
+        return error.getAttribute('data-mjx-error') + ': ' + (item ? item.math : '?');
+    })""")
+    assert errors == [], f"{name}: TeX that MathJax cannot typeset: {errors}"
 
 
 def test_images_load_and_have_alt_text(loaded):
@@ -96,20 +72,36 @@ def visible_frame(page, explorer):
     return hashlib.sha256(sources[0].encode()).hexdigest()
 
 
+def press_and_check(page, explorer, handle, key):
+    """Press ``key`` on the focused slider ``handle``; return the frame shown and what the handle announces."""
+    page.keyboard.press(key)
+    page.wait_for_timeout(300)
+    readout = handle.locator("xpath=ancestor::*[contains(@class, 'widget-slider')][1]//*[contains(@class, 'widget-readout')]")
+    return visible_frame(page, explorer), handle.get_attribute("aria-valuetext"), readout.inner_text().strip()
+
+
 @pytest.mark.parametrize("name", EXPLORER_PAGES)
-def test_explorer_works_without_a_kernel(browser, site_url, name):
+def test_explorer_works_without_a_kernel_from_the_keyboard(browser, site_url, name):
+    """Each slider is named by its label, sits in the tab order, and its arrow keys switch the frame."""
     page, log = open_page(browser, f"{site_url}/{name}")
-    page.wait_for_selector(".widget-slider", timeout=15_000)
+    page.wait_for_selector(".widget-slider [role=slider]", timeout=15_000)
     explorer = page.locator(".widget-vbox").filter(has=page.locator(".widget-slider")).first
-    before = visible_frame(page, explorer)
-    handle = explorer.locator(".noUi-handle").first
-    handle.focus()
-    page.keyboard.press("ArrowLeft")  # no explorer starts at its first value
-    page.wait_for_timeout(300)
-    after = visible_frame(page, explorer)
-    assert after != before, f"{name}: moving the slider did not change the frame"
-    page.keyboard.press("ArrowRight")
-    page.wait_for_timeout(300)
-    assert visible_frame(page, explorer) == before
+    labels = explorer.locator(".widget-slider .widget-label").all_inner_texts()
+    assert labels, f"{name}: no slider"
+    for label in labels:
+        # Found as assistive technology finds it: by its role and its name.
+        handle = explorer.get_by_role("slider", name=label, exact=True)
+        assert handle.count() == 1, f"{name}: no slider named {label!r}"
+        assert handle.get_attribute("tabindex") == "0", f"{name}: slider {label!r} is not in the tab order"
+        before = visible_frame(page, explorer)
+        at_start = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemin")
+        forth, back = ("ArrowRight", "ArrowLeft") if at_start else ("ArrowLeft", "ArrowRight")
+        handle.focus()
+        after, announced, shown = press_and_check(page, explorer, handle, forth)
+        assert after != before, f"{name}: {forth} on slider {label!r} did not change the frame"
+        assert announced == shown, f"{name}: slider {label!r} announces {announced!r} but shows {shown!r}"
+        restored, announced, shown = press_and_check(page, explorer, handle, back)
+        assert restored == before, f"{name}: {back} on slider {label!r} did not bring the first frame back"
+        assert announced == shown
     assert log.errors == [] and log.failed == [] and log.foreign() == []
     page.close()
