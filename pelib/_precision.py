@@ -23,7 +23,9 @@ from numpy.typing import DTypeLike
 
 from . import _validate
 
-#: The widest table :func:`angle_limit` examines (each pair costs a few hundred microseconds).
+#: The widest table :func:`angle_limit` examines (most pairs are dismissed by one evaluation of a bound; the
+#: few that are not are examined position by position, vectorised, from where the bound first exceeds the
+#: tolerance).
 MAX_WIDTH = 2**16
 #: The search of :func:`angle_limit` ends at this position: every integer up to it is a float64 number.
 SEARCH_END = 2**53
@@ -189,7 +191,12 @@ def _errors(t: np.ndarray, pair: _Pair, fmt: _Format) -> tuple[np.ndarray, np.nd
             exact_part = -_two_product_error(t, w)
         drift = t * pair.delta_hi + t * pair.delta_lo
         error = exact_part + drift
-        uncertainty = 2.0**-48 * (np.abs(exact_part) + np.abs(drift)) + t * 2.0**-98
+        if pair.delta == 0:
+            # An exact frequency: no drift, and for p <= 26 exact_part is exact (its two terms are multiples of
+            # the frequency's quantum below 2**48 of it), so the error is known exactly.
+            uncertainty = np.zeros_like(error) if fmt.bits <= 26 else 2.0**-48 * np.abs(exact_part)
+        else:
+            uncertainty = 2.0**-48 * (np.abs(exact_part) + np.abs(drift)) + t * 2.0**-98
         overflowed = ~np.isfinite(angle)
         error = np.where(overflowed, np.inf, error)
     return error, np.where(overflowed, 0.0, uncertainty)
@@ -204,8 +211,29 @@ def _exact_error(t: int, pair: _Pair, fmt: _Format) -> Fraction | float:
     return math.inf if angle == math.inf else abs(angle - t * pair.omega)
 
 
+def _first_failure_power_of_two(w: Fraction, fmt: _Format, tolerance: Fraction) -> int:
+    """The least position whose angle error exceeds the tolerance, for an exact frequency w = 2**-j (normal).
+
+    The product fl(t) w is then an exact scaling, so the error is |fl(t) - t| w: none up to
+    2**p; in a binade [2**k, 2**(k+1)) with k >= p, of spacing s = 2**(k-p+1), the position
+    2**k + j rounds to 2**k for j < s/2 (error j w), and 2**k + s/2, a tie, rounds to the
+    even 2**k too (error s/2 w), the largest error of the binade. From ``fmt.overflow`` on
+    the position is infinite.
+    """
+    k = fmt.bits
+    while 2**k < fmt.overflow:
+        half = 2 ** (k - fmt.bits)
+        if half * w > tolerance:  # the first binade whose largest error exceeds the tolerance
+            return min(2**k + min(int(tolerance / w) + 1, half), fmt.overflow)
+        k += 1
+    return fmt.overflow
+
+
 def _first_failure(pair: _Pair, fmt: _Format, tolerance: Fraction, end: int) -> int:
     """The least position t <= end whose angle error exceeds the tolerance (end + 1 if none)."""
+    rounded = Fraction(pair.rounded)
+    if pair.delta == 0 and pair.mantissa == 1 and rounded >= Fraction(2) ** fmt.min_exp:
+        return min(_first_failure_power_of_two(rounded, fmt, tolerance), end + 1)
     t = _first_unsafe(pair, fmt, tolerance, end)
     if fmt.bits == 53:
         return _first_failure_float64(t, pair, tolerance, end)
@@ -216,7 +244,7 @@ def _first_failure(pair: _Pair, fmt: _Format, tolerance: Fraction, end: int) -> 
         error, uncertainty = _errors(positions, pair, fmt)
         magnitude = np.abs(error)
         over = magnitude > tol + uncertainty
-        unsure = ~over & (magnitude >= tol - uncertainty)
+        unsure = ~over & (magnitude >= tol - uncertainty) & (uncertainty > 0)  # uncertainty 0: the error is exact
         for index in np.flatnonzero(over | unsure):
             if over[index] or _exact_error(t + int(index), pair, fmt) > tolerance:
                 return t + int(index)
@@ -394,6 +422,11 @@ def angle_limit(
     or errors within about :math:`2^{-48}` relative of the tolerance, which
     the rational arithmetic decides with :math:`\omega_i` to :math:`2^{-100}`.
 
+    A frequency that is exact in the format (a power of two, as :math:`\omega_0 = 1`) needs no
+    search: the product is an exact scaling, the error is the position's rounding times
+    :math:`\omega_i`, and the first position where it exceeds the tolerance follows from the
+    spacing of the positions, binade by binade (ties go to the even neighbour).
+
     The fastest pair has :math:`\omega_0 = 1`, exact in every format: its
     angle is the rounded position, exact up to :math:`2^p`, and
     :math:`2^p + 1` rounds to :math:`2^p` (ties to even), an error of 1. So
@@ -435,6 +468,7 @@ def angle_limit(
     exact_tolerance = Fraction(tolerance)
     indices = range(count) if pair is None else [pair]
     pairs = [_pair(float(table.omega[i]), float(table.omega_lo[i]), fmt) for i in indices]
+    pairs = list({(p.rounded, p.delta): p for p in pairs}.values())  # equal frequencies (base 1) fail together
     # Every pair must hold. Visit first the pairs whose rounding suggests an early failure (about
     # tolerance / (|delta| + w 2**-p)), so that most of the others are dismissed by one evaluation of
     # their bound at the best limit found so far.

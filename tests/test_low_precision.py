@@ -257,3 +257,36 @@ def test_angle_limit_refuses_bad_input(kwargs, error, name):
 def test_angle_limit_refuses_a_wide_long_double():
     with pytest.raises(ValueError, match=r"^dtype must have at most 53"):
         pelib.angle_limit(8, dtype=np.longdouble, tolerance=0.1)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
+@pytest.mark.parametrize(("d_model", "base", "pair", "w"), [(2, 10000.0, 0, 1.0), (4, 4.0, 1, 0.5), (8, 1.0, None, 1.0)])
+@pytest.mark.parametrize("tolerance", [0.25, 1.0, 2.0, 3.0, 7.5, 16.0])
+def test_angle_limit_of_an_exact_frequency_against_every_position(dtype, d_model, base, pair, w, tolerance):
+    # A power-of-two frequency (w_0 = 1; w_1 = 1/2 at base 4, d = 4; every pair at base 1) is exact, and errors
+    # equal to the tolerance are common (they once sent every such position to rational arithmetic). Every
+    # position up to 2**17 (past float16's overflow; bfloat16 up to its first failure, well below 2**17 here),
+    # with NumPy float16 / ml_dtypes bfloat16 arithmetic: positions exact in float32, one rounding to dtype.
+    limit = pelib.angle_limit(d_model, dtype=dtype, tolerance=tolerance, base=base, pair=pair)
+    t = np.arange(2**17)
+    with np.errstate(over="ignore", invalid="ignore"):
+        angle = (t.astype(np.float32).astype(dtype) * np.array([w], dtype=dtype)).astype(np.float64)
+        error = np.where(np.isfinite(angle), np.abs(angle - t * w), np.inf)  # exact: integers times 1 or 1/2
+    first = int(np.argmax(error > tolerance))
+    assert error[first] > tolerance and limit == first - 1
+
+
+@pytest.mark.parametrize(("d_model", "tolerance", "base", "expected_binade", "offset"), [
+    (2, 1.0, 10000.0, 25, 1), (8, 2.0, 1.0, 26, 2), (1, 100.0, 10000.0, 31, 100)])
+def test_angle_limit_of_an_exact_frequency_in_float32(d_model, tolerance, base, expected_binade, offset):
+    # w = 1: the error is the float32 rounding of the position; half the spacing, 2**(k - 24) in [2**k, 2**(k+1)),
+    # first exceeds the tolerance in the binade expected_binade, at the offset floor(tolerance) + 1 (or the tie).
+    limit = pelib.angle_limit(d_model, dtype=np.float32, tolerance=tolerance, base=base)
+    assert limit == 2**expected_binade + offset
+    for k in range(24, expected_binade + 1):  # each binade up to it, around its start and its first tie
+        half = 2 ** (k - 24)
+        t = np.r_[2**k : 2**k + half + 2, 2**(k + 1) - half - 2 : 2**(k + 1)].astype(np.int64)
+        t = t[t <= limit + 1]
+        error = np.abs(t.astype(np.float64).astype(np.float32).astype(np.float64) - t)  # one rounding, exact diff
+        assert error[t <= limit].max() <= tolerance
+    assert float(round_bits(Fraction(limit + 1), 24)) == limit + 1 - (offset + 1)  # T + 1 rounds down: error > tol
