@@ -14,7 +14,8 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 # --quiet: Sphinx prints its warnings and errors (each one fails the build), not its progress.
-BUILD := jupyter-book build . --all --warningiserror --nitpick --keep-going --quiet
+# The site is rebuilt from scratch, so a page whose source was renamed or removed does not linger.
+BUILD := rm -rf _build/html && jupyter-book build . --all --warningiserror --nitpick --keep-going --quiet
 
 .PHONY: help env assets book test test-workflows test-python test-notebooks test-book test-browser \
 	browser bench lab clean
