@@ -29,7 +29,9 @@ from __future__ import annotations
 import decimal
 import functools
 import math
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -866,6 +868,41 @@ def _fill_table(table: np.ndarray, start: float, d_model: int, base: float, layo
         begin += len(factors)
 
 
+#: Tables of at least this many bytes are written by two threads (NumPy releases the GIL in ufuncs).
+_THREADED_BYTES = 1 << 23
+_POOL: dict[int, ThreadPoolExecutor] = {}
+
+
+def _cpus() -> int:
+    """The processors this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def _pool() -> ThreadPoolExecutor:
+    """One worker thread per process (a forked child starts its own: the parent's threads are not copied)."""
+    pid = os.getpid()
+    if pid not in _POOL:
+        _POOL.clear()
+        _POOL[pid] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pelib")
+    return _POOL[pid]
+
+
+def _multiply_into(first: np.ndarray, factors: np.ndarray, out: np.ndarray) -> None:
+    """out[k] = first * factors[k] for every k, rounded once to out's type.
+
+    Large outputs are split in two halves, one written by a worker thread and one by the caller:
+    most of the time goes to the first touch of the new memory, which two processors share.
+    Each entry is the same product either way, so the bits do not depend on the split.
+    """
+    half = len(factors) // 2
+    if out.nbytes < _THREADED_BYTES or half == 0 or _cpus() < 2:
+        np.multiply(first, factors[:, None], out=out, casting="same_kind")
+        return
+    other = _pool().submit(np.multiply, first, factors[half:, None], out=out[half:], casting="same_kind")
+    np.multiply(first, factors[:half, None], out=out[:half], casting="same_kind")
+    other.result()
+
+
 def _turn_chunks(first: np.ndarray, factors: np.ndarray, out: np.ndarray, layout: str) -> None:
     """Write chunk k of ``out`` (rows kR .. kR + R - 1, the last one possibly shorter) as first * factors[k].
 
@@ -876,8 +913,7 @@ def _turn_chunks(first: np.ndarray, factors: np.ndarray, out: np.ndarray, layout
     if layout == "interleaved" and out.shape[1] % 2 == 0 and out.dtype in (np.float64, np.float32):
         pairs = out.view(np.complex128 if out.dtype == np.float64 else np.complex64)
         full = len(out) // rows
-        np.multiply(first, factors[:full, None], out=pairs[: full * rows].reshape(full, rows, n_freq),
-                    casting="same_kind")
+        _multiply_into(first, factors[:full], pairs[: full * rows].reshape(full, rows, n_freq))
         if full < len(factors):
             tail = pairs[full * rows :]
             np.multiply(first[: len(tail)], factors[full], out=tail, casting="same_kind")

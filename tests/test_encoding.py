@@ -462,3 +462,16 @@ def test_the_factors_kept_between_calls_do_not_change_the_result():
     # every row was written: each (sin, cos) pair on the unit circle
     assert np.abs(longer[:, 0::2] ** 2 + longer[:, 1::2] ** 2 - 1).max() < 1e-15
     assert np.array_equal(longer[:1500], pelib.sinusoidal(1500, 2000))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_large_tables_have_the_same_bits_whether_written_by_one_thread_or_two(monkeypatch, dtype):
+    # Tables of 8 MiB and more are written by two threads; each entry is the same product either way,
+    # so the split must not change a bit (and the threaded table must still be the accurate one).
+    threaded = pelib.sinusoidal(4096, 1024, start=12345, dtype=dtype)
+    assert threaded.nbytes >= 2 * _encoding._THREADED_BYTES  # so at least one write is split
+    monkeypatch.setattr(_encoding, "_THREADED_BYTES", 1 << 62)
+    single = pelib.sinusoidal(4096, 1024, start=12345, dtype=dtype)
+    assert np.array_equal(threaded, single)
+    rows = [0, 1, 2047, 4095]
+    assert oracle.error(threaded[rows], [12345 + r for r in rows], 1024).max() <= (5e-16 if dtype == np.float64 else 2.0**-24)
