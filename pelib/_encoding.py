@@ -26,6 +26,7 @@ float64 arithmetic (no transcendental function) and the standard library's ``dec
 
 from __future__ import annotations
 
+import contextvars
 import decimal
 import functools
 import math
@@ -887,20 +888,31 @@ def _pool() -> ThreadPoolExecutor:
     return _POOL[pid]
 
 
-def _multiply_into(first: np.ndarray, factors: np.ndarray, out: np.ndarray) -> None:
-    """out[k] = first * factors[k] for every k, rounded once to out's type.
+def _split_multiply(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    """np.multiply(a, b, out=out), rounded once to out's type; large outputs by two threads.
 
-    Large outputs are split in two halves, one written by a worker thread and one by the caller:
-    most of the time goes to the first touch of the new memory, which two processors share.
-    Each entry is the same product either way, so the bits do not depend on the split.
+    A large output is split in two halves along its first axis (an operand whose first axis is
+    out's is split with it, any other is broadcast whole), one written by a worker thread and one by
+    the caller: most of the time goes to the first touch of the new memory, which two processors
+    share. Each entry is the same product either way, so the bits do not depend on the split. The
+    worker runs in a copy of the caller's context, so NumPy's error state (``np.errstate``) holds
+    there too, and an error raised there is raised here.
     """
-    half = len(factors) // 2
+    half = len(out) // 2
     if out.nbytes < _THREADED_BYTES or half == 0 or _cpus() < 2:
-        np.multiply(first, factors[:, None], out=out, casting="same_kind")
+        np.multiply(a, b, out=out, casting="same_kind")
         return
-    other = _pool().submit(np.multiply, first, factors[half:, None], out=out[half:], casting="same_kind")
-    np.multiply(first, factors[:half, None], out=out[:half], casting="same_kind")
-    other.result()
+
+    def part(x: np.ndarray, rows: slice) -> np.ndarray:
+        return x[rows] if x.ndim == out.ndim and len(x) == len(out) else x
+
+    low, high = slice(0, half), slice(half, None)
+    other = _pool().submit(contextvars.copy_context().run, np.multiply, part(a, high), part(b, high),
+                           out=out[high], casting="same_kind")
+    try:
+        np.multiply(part(a, low), part(b, low), out=out[low], casting="same_kind")
+    finally:
+        other.result()
 
 
 def _turn_chunks(first: np.ndarray, factors: np.ndarray, out: np.ndarray, layout: str) -> None:
@@ -913,7 +925,7 @@ def _turn_chunks(first: np.ndarray, factors: np.ndarray, out: np.ndarray, layout
     if layout == "interleaved" and out.shape[1] % 2 == 0 and out.dtype in (np.float64, np.float32):
         pairs = out.view(np.complex128 if out.dtype == np.float64 else np.complex64)
         full = len(out) // rows
-        _multiply_into(first, factors[:full], pairs[: full * rows].reshape(full, rows, n_freq))
+        _split_multiply(first, factors[:full, None], pairs[: full * rows].reshape(full, rows, n_freq))
         if full < len(factors):
             tail = pairs[full * rows :]
             np.multiply(first[: len(tail)], factors[full], out=tail, casting="same_kind")

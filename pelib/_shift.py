@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _validate
-from ._encoding import _angular_frequencies
+from ._encoding import _angular_frequencies, _split_multiply
 
 _COMPLEX = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
 
@@ -147,7 +147,7 @@ def shift(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray:
     out = np.empty_like(pe)
     factor = np.exp(-1j * theta).astype(complex_type)
     with _validate.arithmetic("pe", "the shifted values are"):
-        np.multiply(pe.view(complex_type), factor, out=out.view(complex_type))
+        _split_multiply(pe.view(complex_type), factor, out.view(complex_type))
     return out
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import bounds
 import oracle
 import pelib
+from pelib import _encoding
 
 APPROACHES = [pelib.shift, pelib.shift_loop, pelib.shift_matmul, pelib.shift_packed, pelib.shift_swap]
 phis = st.floats(min_value=-1e4, max_value=1e4, allow_nan=False)
@@ -190,3 +191,20 @@ def test_packed_matrices_and_swap_vectors():
         pelib.packed_matrices(1.0, 7)
     with pytest.raises(ValueError, match=r"lone sine"):
         pelib.swap_vectors(1.0, 7)
+
+
+def test_large_shift_refuses_overflow_in_either_half_and_keeps_its_bits(monkeypatch):
+    # A shift of 8 MiB or more is computed by two threads, the last rows by the worker: an overflow there
+    # must still be refused by name (NumPy's error state is carried to the worker), without a warning,
+    # and the split must not change a bit.
+    table = pelib.sinusoidal(4096, 1024)
+    threaded = pelib.shift(table, 3.0)
+    monkeypatch.setattr(_encoding, "_THREADED_BYTES", 1 << 62)
+    assert np.array_equal(threaded, pelib.shift(table, 3.0))
+    rows = [0, 2047, 2048, 4095]  # one from each half's ends, against the exact rows three positions on
+    # the table's 5e-16, plus the rounding of the factor e^{-i 3 w} and of the product: a few 1e-16
+    assert oracle.error(threaded[rows], [r + 3 for r in rows], 1024).max() <= 1e-15
+    monkeypatch.undo()
+    table[-1] = 1.7e308
+    with pytest.raises(ValueError, match="pe"):
+        pelib.shift(table, 3.0)
