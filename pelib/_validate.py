@@ -125,13 +125,23 @@ def float_dtype(value: Any, name: str = "dtype") -> np.dtype:
     return dtype
 
 
-def _array(value: Any, name: str, accepted: str) -> np.ndarray:
+def as_array(value: Any, accepted: str, rectangular: str = "not a rectangular array of numbers") -> np.ndarray:
+    """``np.asarray(value)``, refusing with ``TypeError(accepted, got ...)`` what is no array at all.
+
+    Booleans, strings, bytes, mappings, sets and None are refused, and so is anything NumPy cannot
+    make a rectangular array of (a ragged list, a number beyond the float range in a list of floats),
+    with ``rectangular`` saying why. The caller checks the dtype, shape and values.
+    """
     if _is_bool(value) or isinstance(value, (str, bytes, dict, set, frozenset)) or value is None:
         raise TypeError(f"{accepted}, got {describe(value)}")
     try:
-        array = np.asarray(value)
+        return np.asarray(value)
     except (TypeError, ValueError, OverflowError):
-        raise TypeError(f"{accepted}, got {describe(value)} (not a rectangular array of numbers)") from None
+        raise TypeError(f"{accepted}, got {describe(value)} ({rectangular})") from None
+
+
+def _array(value: Any, name: str, accepted: str) -> np.ndarray:
+    array = as_array(value, accepted)
     if array.dtype.kind == "O":
         raise TypeError(f"{accepted}, got {describe(value)} (an array of Python objects, such as integers "
                         "beyond 64 bits, None or mixed types)")
@@ -193,12 +203,7 @@ def weight_array(value: Any, name: str) -> np.ndarray:
     """Return ``value`` as an array of finite real numbers, keeping its dtype (integers, NumPy floats and
     the :data:`EXTENSION_FLOATS` such as bfloat16)."""
     accepted = f"{name} must be an array of finite real numbers (integer, float or bfloat16)"
-    if _is_bool(value) or isinstance(value, (str, bytes, dict, set, frozenset)) or value is None:
-        raise TypeError(f"{accepted}, got {describe(value)}")
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError, OverflowError):
-        raise TypeError(f"{accepted}, got {describe(value)} (not a rectangular array of numbers)") from None
+    array = as_array(value, accepted)
     if is_extension_float(array.dtype):
         finite = np.isfinite(array.astype(np.float32))
     elif array.dtype.kind in "iuf":

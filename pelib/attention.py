@@ -77,12 +77,7 @@ def _matrix(value: Any, name: str) -> np.ndarray:
 def _token_array(value: Any, name: str, vocab: int) -> np.ndarray:
     """``value`` as a 2-D int64 array of token ids in [0, vocab)."""
     accepted = f"{name} must be a 2-D array of integer token ids in [0, {vocab})"
-    if _validate._is_bool(value) or isinstance(value, (str, bytes, dict, set, frozenset)) or value is None:
-        raise TypeError(f"{accepted}, got {_validate.describe(value)}")
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError, OverflowError):
-        raise TypeError(f"{accepted}, got {_validate.describe(value)} (not a rectangular array)") from None
+    array = _validate.as_array(value, accepted, "not a rectangular array")
     if array.dtype.kind not in "iu":
         raise TypeError(f"{accepted}, got an array of dtype {array.dtype}")
     if array.ndim != 2 or 0 in array.shape:
@@ -408,12 +403,7 @@ def _pairs(pairs: Any, d_model: int) -> np.ndarray:
     if pairs is None:
         return np.arange(half)
     accepted = f"pairs must be a 1-D array of distinct integers in [0, d_model / 2 = {half}) (pair indices)"
-    if _validate._is_bool(pairs) or isinstance(pairs, (str, bytes, dict, set, frozenset)):
-        raise TypeError(f"{accepted}, got {_validate.describe(pairs)}")
-    try:
-        array = np.asarray(pairs)
-    except (TypeError, ValueError, OverflowError):
-        raise TypeError(f"{accepted}, got {_validate.describe(pairs)} (not a rectangular array)") from None
+    array = _validate.as_array(pairs, accepted, "not a rectangular array")  # None was handled above
     if array.dtype.kind not in "iu":
         raise TypeError(f"{accepted}, got an array of dtype {array.dtype}")
     if array.ndim != 1 or array.size == 0:
