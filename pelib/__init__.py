@@ -11,6 +11,7 @@ from ._analysis import LinearFit, fit_linear_map, offset_distance, relative_dot
 from ._conventions import sinusoidal_direct, timing_signal
 from ._identify import Identification, identify
 from ._precision import angle_limit
+from ._report import at_most, shown
 from ._encoding import LAYOUTS, encode, frequencies, sinusoidal, wavelengths
 from ._rope import ROPE_LAYOUTS, apply_rope, convert_rope_weights, rope_permutation, rope_scaling
 from ._shift import (
@@ -33,6 +34,7 @@ __all__ = [
     "ROPE_LAYOUTS",
     "angle_limit",
     "apply_rope",
+    "at_most",
     "convert_rope_weights",
     "encode",
     "fit_linear_map",
@@ -49,6 +51,7 @@ __all__ = [
     "shift_matrix",
     "shift_packed",
     "shift_swap",
+    "shown",
     "sinusoidal",
     "sinusoidal_direct",
     "swap_vectors",

@@ -135,9 +135,10 @@ def fit_linear_map(source: ArrayLike, target: ArrayLike, *, affine: bool = False
     residuals are only approximate, because rounding the source to float64
     already moves the space it spans: for the sine-only columns of chapter 5
     (condition number above 1e15) they can be several times the exact
-    least-squares residuals: about 3 to 4 times for one frequency in chapter
-    5's example, depending on the solver and the LAPACK build. Chapter 5
-    compares them with the exact ones (``oracle.least_squares``).
+    least-squares residuals, by an amount that rounding sets and that differs
+    between LAPACK builds. They are never below the exact least-squares
+    residuals of the rounded data, which chapter 5 computes
+    (``oracle.least_squares``) and checks this against.
 
     Raises
     ------

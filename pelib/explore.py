@@ -414,8 +414,9 @@ def sin_only() -> Explorer:
     The relative residual of the best sine-only linear and affine shifts, per
     frequency, over the table positions 0 to 400, as :func:`sin_only_residuals`
     computes it in float64. The sine columns are nearly dependent, so these
-    values are approximate for the slower frequencies (chapter 5 compares them
-    with the exact least-squares residuals).
+    values are approximate for the slower frequencies, and their last digits
+    depend on the machine's libm and LAPACK (chapter 5 computes the exact
+    least-squares residuals they approximate).
     """
 
     floor = 1e-10  # below the smallest residual of any frame (about 2e-9, affine, phi = 1)

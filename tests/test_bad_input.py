@@ -81,6 +81,8 @@ CASES = [
     Case("frequencies", pelib.frequencies, dict(d_model=8, base=10000.0)),
     # tolerance 1e-3: an odd dtype that means float64 (such as "d") stays fast there (see angle_limit's Notes)
     Case("angle_limit", pelib.angle_limit, dict(d_model=8, dtype=np.float16, tolerance=1e-3, base=10000.0, pair=None)),
+    Case("at_most", pelib.at_most, dict(value=[1e-16, -2e-16], bound=5e-16)),
+    Case("shown", pelib.shown, dict(value=2.671201608, spec=".4f", slack=1e-12)),
     Case("wavelengths", pelib.wavelengths, dict(d_model=8, base=10000.0)),
     Case("sinusoidal", pelib.sinusoidal,
          dict(n_positions=5, d_model=8, base=10000.0, start=3, layout="concat", dtype=np.float32)),

@@ -21,6 +21,24 @@ ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{4,}")
 ABSOLUTE_PATH = re.compile(r"(?<![\w:/.~-])/(?:home|root|tmp|usr|work|Users|var|opt)/|[A-Za-z]:\\\\")
 
 
+# A number at rounding level in scientific notation (exponent -10 or below, or a zero such as 0e+00)
+# that is not printed as the bound it meets ("≤ 5e-16", pelib.at_most): its digits depend on the
+# machine (README, "The same on every machine").
+ROUNDING_LEVEL = re.compile(r"(?<![\w.+-])[+-]?(\d+(?:\.\d+)?)e([+-]\d+)\b")
+
+
+def rounding_level_numbers(text):
+    """The numbers in ``text`` printed at rounding level without their bound."""
+    found = []
+    for match in ROUNDING_LEVEL.finditer(text):
+        if text[max(0, match.start() - 2): match.start()] == "≤ ":
+            continue
+        mantissa, exponent = float(match[1]), int(match[2])
+        if mantissa == 0 or exponent <= -10:
+            found.append(match[0])
+    return found
+
+
 def load(path):
     return json.loads(path.read_text())
 
@@ -83,6 +101,13 @@ class TestNotebook:
                 assert not ADDRESS.search(text), text
                 assert not ABSOLUTE_PATH.search(text), text
                 assert "image/svg+xml" not in output.get("data", {})
+
+    def test_rounding_level_numbers_are_printed_as_bounds(self, path):
+        for cell in code_cells(load(path)):
+            for output in cell["outputs"]:
+                if output.get("output_type") == "stream" or "text/plain" in output.get("data", {}):
+                    text = "".join(output.get("text", [])) or "".join(output["data"]["text/plain"])
+                    assert not rounding_level_numbers(text), (rounding_level_numbers(text), source(cell)[:200])
 
     def test_opens_and_closes_the_same_way(self, path):
         cells = load(path)["cells"]

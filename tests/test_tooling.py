@@ -70,3 +70,35 @@ def test_ipykernel_still_words_the_note_as_the_filter_expects():
     source = inspect.getsource(ipykernel.kernelapp)
     namespace = runpy.run_path(str(KERNEL_CONFIG), init_globals={"get_config": _Config})
     assert f'"{namespace["PLAINTEXT_TCP_NOTE"]}"' in source
+
+
+OTHER_MACHINE = ROOT / "tests" / "other_machine.py"
+SEEN = (
+    "import json, numpy; from threadpoolctl import threadpool_info; "
+    "from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__; "
+    "print(json.dumps([[i.get('architecture') for i in threadpool_info() if i['user_api'] == 'blas'], "
+    "[f for f in __cpu_dispatch__ if __cpu_features__.get(f)]]))"
+)
+
+
+def _seen(prefix=()):
+    import json
+    import subprocess
+
+    done = subprocess.run([*prefix, sys.executable, "-c", SEEN], capture_output=True, text=True, check=True)
+    return done.stdout, json.loads(done.stdout.splitlines()[-1])
+
+
+def test_other_machine_changes_what_it_says_and_says_what_it_skips():
+    # The run "as on another machine" (make test-other-machine) must differ from the native one in
+    # every setting it reports, and name every setting it cannot make.
+    _, (native_blas, native_features) = _seen()
+    text, (blas, features) = _seen([sys.executable, str(OTHER_MACHINE)])
+    if "OPENBLAS_CORETYPE=" in text:
+        assert blas != native_blas
+    else:
+        assert "skipped: another OpenBLAS kernel" in text
+    if "NPY_DISABLE_CPU_FEATURES=" in text:
+        assert native_features and not features
+    else:
+        assert "skipped: NumPy's SIMD loops off" in text and not native_features
