@@ -11,7 +11,7 @@ from ._analysis import LinearFit, fit_linear_map, offset_distance, relative_dot
 from ._conventions import sinusoidal_direct, timing_signal
 from ._identify import Identification, identify
 from ._precision import angle_limit
-from ._report import at_most, shown
+from ._report import at_most, rounded, shown
 from ._encoding import LAYOUTS, encode, frequencies, sinusoidal, wavelengths
 from ._rope import ROPE_LAYOUTS, apply_rope, convert_rope_weights, rope_permutation, rope_scaling
 from ._shift import (
@@ -45,6 +45,7 @@ __all__ = [
     "relative_dot",
     "rope_permutation",
     "rope_scaling",
+    "rounded",
     "shift",
     "shift_loop",
     "shift_matmul",

@@ -135,10 +135,11 @@ def fit_linear_map(source: ArrayLike, target: ArrayLike, *, affine: bool = False
     residuals are only approximate, because rounding the source to float64
     already moves the space it spans: for the sine-only columns of chapter 5
     (condition number above 1e15) they can be several times the exact
-    least-squares residuals, by an amount that rounding sets and that differs
-    between LAPACK builds. They are never below the exact least-squares
-    residuals of the rounded data, which chapter 5 computes
-    (``oracle.least_squares``) and checks this against.
+    least-squares residuals: lstsq's default cutoff drops the weakest
+    directions, so the result is close to the exact truncated SVD of the
+    rounded data, with only its last digits depending on the LAPACK build.
+    They are never below the exact least-squares residuals of the rounded
+    data, which chapter 5 computes (``oracle.least_squares``) and checks.
 
     Raises
     ------

@@ -125,7 +125,9 @@ def sinusoidal_direct(
         exact in float32, so the angle is the exact product rounded once; the
         sine is float32's, rounded. bfloat16 has 8 significant bits: positions
         are exact up to 256 only (257 rounds to 256), and at 16,384 they are
-        128 apart.
+        128 apart. float16 is computed the same way (angles in float16, each
+        sine and cosine float32's, rounded), so the result does not depend on
+        whether the CPU has float16 arithmetic of its own.
 
     Returns
     -------
@@ -166,7 +168,8 @@ def sinusoidal_direct(
         position = (float(start) + np.arange(n_positions, dtype=np.float64)).astype(dtype)[:, None]
     # The frequencies are exp(-2i log(base) / d) in float64, then rounded to dtype: for float32, float16 and
     # bfloat16 (and correctly rounded exp) that is the correctly rounded frequency; in float64 the exp of a
-    # rounded argument can be off by several units in the last place (up to about 15 at d = 1024), like the
+    # rounded argument can be off by several units of its own last place (up to about 15 at d = 1024; at
+    # most (1.22 + E) 2**-53 in absolute terms for an exp within E ulps, chapter 10), like the
     # code it models. From here on every step is in dtype (for bfloat16, as ml_dtypes and PyTorch do it:
     # each operation in float32, its result rounded to bfloat16).
     with np.errstate(over="ignore", under="ignore"):
@@ -176,6 +179,9 @@ def sinusoidal_direct(
     with _validate.arithmetic("start, base and dtype", "the angles p * w are"):
         angles = position * div_term
         table = np.empty((n_positions, d_model), dtype=dtype)
-        table[:, 0::2] = np.sin(angles)
-        table[:, 1::2] = np.cos(angles[:, : d_model // 2])
+        # A float16 sine or cosine is float32's, rounded, as frameworks compute it on the CPU and
+        # the GPU; NumPy's own float16 loops on some CPUs (AVX512-FP16) are less accurate.
+        argument = angles.astype(np.float32) if dtype == np.float16 else angles
+        table[:, 0::2] = np.sin(argument)
+        table[:, 1::2] = np.cos(argument[:, : d_model // 2])
     return table

@@ -4,8 +4,9 @@ A quantity at rounding level (an error of 2e-16, a residual, the spread of a col
 the machine: on the BLAS kernel, NumPy's SIMD loops, the number of threads, the last bits of
 libm's ``sin`` and ``exp``. The book never prints such a number. It prints the bound the quantity
 meets, after checking it (:func:`at_most`), and prints every other computed number with so few
-digits that no rounding difference of the stated size can change them (:func:`shown`). Both
-functions check before they return text, so a page cannot show what its machine did not
+digits that no rounding difference of the stated size can change them (:func:`shown`), or,
+after "at least" and "at most", rounded in the direction that keeps the claim true
+(:func:`rounded`). Each function checks before it returns text, so a page cannot show what its machine did not
 confirm, and the saved outputs that nbval compares are the same on every IEEE-754 machine.
 The convention is stated in the README ("Numbers that are the same on every machine");
 every chapter uses it.
@@ -16,13 +17,14 @@ from __future__ import annotations
 import math
 import re
 from decimal import ROUND_CEILING, Decimal
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from . import _validate
 
-__all__ = ["at_most", "shown"]
+__all__ = ["at_most", "rounded", "shown"]
 
 _SPEC = re.compile(r"[^.]*\.\d{1,2}[eEfFgG%]")  # [[fill]align][sign][width][,] then .precision and type
 
@@ -36,8 +38,9 @@ def _numbers(value: Any) -> np.ndarray:
         raw = np.asarray(value)
         if raw.dtype.kind not in "iufO":  # complex, boolean, text, dates: not real numbers
             raise TypeError(raw.dtype)
-        array = raw.astype(np.float64)
-    except OverflowError as error:
+        with np.errstate(over="raise"):
+            array = raw.astype(np.float64)
+    except (OverflowError, FloatingPointError) as error:
         raise ValueError(f"{accepted} within the float range, got {_validate.describe(value)}") from error
     except (TypeError, ValueError) as error:
         raise TypeError(f"{accepted}, got {_validate.describe(value)}") from error
@@ -116,6 +119,13 @@ def shown(value: Any, spec: str, slack: float) -> str:
     differently, the value sits too near a rounding boundary for the text to be the same
     everywhere, and the call refuses: print fewer digits, or the bound the value meets.
 
+    What it guarantees: every machine whose value is within ``slack`` of this one and whose
+    own call succeeds prints the same text; a machine whose value lands within ``slack`` of a
+    boundary refuses loudly instead of printing other digits. So leave a margin: the value
+    should sit at least twice ``slack`` from the nearest boundary. A one-sided claim ("at
+    most 0.16") is not what this function checks (0.1534 reads "0.153", below the value):
+    print the bound that was asserted, or use :func:`at_most`.
+
     Parameters
     ----------
     value : real number
@@ -145,7 +155,7 @@ def shown(value: Any, spec: str, slack: float) -> str:
     >>> pelib.shown(0.12345, ".3f", 1e-4)
     Traceback (most recent call last):
     ...
-    ValueError: value: 0.12345 reads '0.123' but 0.12355 reads '0.124' (slack 0.0001): print fewer digits
+    ValueError: value and slack: 0.12345 reads '0.123' but 0.12355 reads '0.124' (slack 0.0001): print fewer digits
     """
     array = _numbers(value)
     if array.ndim != 0:
@@ -165,7 +175,66 @@ def shown(value: Any, spec: str, slack: float) -> str:
     for other in (center - slack, center + slack):
         if format(other, spec) != text:
             raise ValueError(
-                f"value: {center:.6g} reads {text!r} but {other:.6g} reads {format(other, spec)!r} "
-                f"(slack {slack:g}): print fewer digits"
+                f"value and slack: {center:.6g} reads {text!r} but {other:.6g} reads "
+                f"{format(other, spec)!r} (slack {slack:g}): print fewer digits"
             )
     return text
+
+
+def rounded(value: Any, decimals: int, slack: float, direction: str) -> str:
+    """``value`` rounded ``"down"`` (to print after "at least") or ``"up"`` (after "at most").
+
+    :func:`shown` rounds to nearest, so "at most 0.153" can print for 0.15339: false. This
+    rounds in the direction that keeps a one-sided claim true of the exact value too:
+    ``slack`` bounds how far ``value`` is from the exact value, so rounded down the text is
+    at most ``value - slack``. Every machine whose value is within ``slack`` of the exact
+    value prints the same text: the call refuses if a boundary of the last printed digit
+    lies within ``[value - 3 slack, value + slack]`` (mirrored when rounding up).
+
+    Parameters
+    ----------
+    value : real number
+        A finite real number (an mpmath number is accepted).
+    decimals : int
+        Digits after the decimal point, 0 to 20.
+    slack : float
+        Bound on ``|value - exact|``, finite and >= 0.
+    direction : {"down", "up"}
+        ``"down"`` for a lower bound ("at least", "or more"), ``"up"`` for an upper bound
+        ("at most", "up to").
+
+    Returns
+    -------
+    str
+        The rounded value with ``decimals`` digits after the point.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range, or a boundary lies in the window above ("print fewer
+        digits").
+
+    Examples
+    --------
+    >>> import pelib
+    >>> pelib.rounded(0.153385, 3, 1e-12, "up"), pelib.rounded(0.99891, 3, 1e-12, "down")
+    ('0.154', '0.998')
+    """
+    array = _numbers(value)
+    if array.ndim != 0:
+        raise TypeError(f"value must be one real number, got {_validate.describe(value)}")
+    center = float(array)
+    if not math.isfinite(center):
+        raise ValueError(f"value must be finite, got {_validate.describe(value)}")
+    decimals = _validate.size(decimals, "decimals", minimum=0, maximum=20)
+    slack = _validate.real(slack, "slack", minimum=0.0)
+    direction = _validate.choice(direction, "direction", ("down", "up"))
+    step, window = (math.floor, (-3, 1)) if direction == "down" else (math.ceil, (-1, 3))
+    scale = 10**decimals
+    ends = {step((Fraction(center) + k * Fraction(slack)) * scale) for k in window}
+    if len(ends) > 1:
+        raise ValueError(
+            f"value and slack: {center:.6g} is within {3 * slack:g} of a boundary of its last printed digit "
+            f"({decimals} decimals): print fewer digits"
+        )
+    return f"{Decimal(ends.pop()).scaleb(-decimals):.{decimals}f}"

@@ -82,6 +82,7 @@ CASES = [
     # tolerance 1e-3: an odd dtype that means float64 (such as "d") stays fast there (see angle_limit's Notes)
     Case("angle_limit", pelib.angle_limit, dict(d_model=8, dtype=np.float16, tolerance=1e-3, base=10000.0, pair=None)),
     Case("at_most", pelib.at_most, dict(value=[1e-16, -2e-16], bound=5e-16)),
+    Case("rounded", pelib.rounded, dict(value=0.153385, decimals=3, slack=1e-12, direction="up")),
     Case("shown", pelib.shown, dict(value=2.671201608, spec=".4f", slack=1e-12)),
     Case("wavelengths", pelib.wavelengths, dict(d_model=8, base=10000.0)),
     Case("sinusoidal", pelib.sinusoidal,

@@ -1,6 +1,7 @@
 """``pelib.at_most`` and ``pelib.shown``: the text a page prints is what was checked, and only that."""
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -66,3 +67,29 @@ def test_shown_near_a_boundary():
     with pytest.raises(ValueError, match="fewer digits"):
         pelib.shown(0.1235, ".3f", 1e-6)  # 0.1235 - 1e-6 reads 0.123, 0.1235 + 1e-6 reads 0.124
     assert pelib.shown(mpmath.mpf(math.pi), ".5f", 1e-12) == "3.14159"
+
+
+@given(st.floats(min_value=-1e6, max_value=1e6), st.integers(0, 6), st.floats(min_value=0, max_value=1e-3),
+       st.sampled_from(["down", "up"]))
+def test_rounded_keeps_a_one_sided_claim_true_for_every_value_within_slack(value, decimals, slack, direction):
+    try:
+        text = pelib.rounded(value, decimals, slack, direction)
+    except ValueError as error:
+        assert "print fewer digits" in str(error)
+        return
+    printed = Fraction(text)
+    sign = -1 if direction == "down" else 1
+    step = math.floor if direction == "down" else math.ceil
+    for exact in (Fraction(value) - Fraction(slack), Fraction(value) + Fraction(slack)):
+        assert printed <= exact if direction == "down" else printed >= exact
+    # Another machine's value lies within 2 slack of this one; it prints its value moved by
+    # slack away from the claim, rounded the same way: the same text.
+    for other in (Fraction(value) - 2 * Fraction(slack), Fraction(value) + 2 * Fraction(slack)):
+        assert Fraction(step((other + sign * Fraction(slack)) * 10**decimals), 10**decimals) == printed
+
+
+def test_rounded_examples():
+    assert pelib.rounded(0.153385, 3, 1e-12, "up") == "0.154"  # "|sin| <= 0.154", not 0.153
+    assert pelib.rounded(0.99891, 3, 1e-12, "down") == "0.998"
+    with pytest.raises(ValueError, match="print fewer digits"):
+        pelib.rounded(0.2, 1, 1e-3, "up")
