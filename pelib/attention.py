@@ -645,7 +645,8 @@ class Forward(NamedTuple):
 class Evaluation(NamedTuple):
     """What :meth:`Model.evaluate` measures over the counted queries: the fraction whose prediction is
     right (``accuracy``), the fraction whose largest attention weight is on the source key
-    (``attention``), and how many queries were counted (``queries``)."""
+    (``attention``), and how many queries were counted (``queries``). A win must beat every
+    rival by more than 1e-9 of its size: a tie counts as a miss."""
 
     accuracy: float
     attention: float
@@ -729,9 +730,24 @@ class Model(NamedTuple):
         if not counted.any():
             raise ValueError(f"no query at or after start={start} has an answer in sequences of length={length}")
         cache = _run(params, data.tokens, self.encoding, self.base)
-        right = cache["logits"].argmax(axis=-1) == data.targets
-        attended = cache["weights"].argmax(axis=-1) == data.sources
+        right = _wins(cache["logits"], data.targets)
+        attended = _wins(cache["weights"], data.sources)
         return Evaluation(float(right[counted].mean()), float(attended[counted].mean()), int(counted.sum()))
+
+
+def _wins(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Where ``values[..., index]`` beats every other entry of its row by more than 1e-9 of its size.
+
+    A tie is no win: without positions, keys that hold the same token get exactly equal
+    weights, and ``argmax`` would credit the earliest of them, which measures its tie rule,
+    not attention. The margin also keeps every count the same on every machine, whose
+    rounding moves these values by far less (chapter 6).
+    """
+    index = np.where(index < 0, 0, index)[..., None]  # queries without an answer are not counted
+    picked = np.take_along_axis(values, index, axis=-1)[..., 0]
+    others = values.copy()
+    np.put_along_axis(others, index, -np.inf, axis=-1)
+    return picked - others.max(axis=-1) > 1e-9 * np.maximum(1.0, np.abs(picked))
 
 
 def _check_length(params: dict[str, np.ndarray], encoding: str, length: int, name: str) -> None:

@@ -488,3 +488,13 @@ def test_hand_built_models_are_refused_by_name():
     same = model._replace(params={k: v.astype(np.float32).astype(np.float64).tolist() for k, v in p.items()})
     rounded = model._replace(params={k: v.astype(np.float32).astype(np.float64) for k, v in p.items()})
     assert np.array_equal(same.forward([[0, 1, 2]]).logits, rounded.forward([[0, 1, 2]]).logits)
+
+
+def test_a_tie_is_no_win():
+    # Keys holding the same token get exactly equal weights without positions: argmax would
+    # credit the earliest; Model.evaluate counts it as a miss (chapter 6).
+    from pelib.attention import _wins
+
+    weights = np.array([[0.4, 0.4, 0.2], [0.2, 0.5, 0.3], [0.5, 0.5 * (1 - 1e-12), 0.0]])
+    assert _wins(weights, np.array([0, 1, 0])).tolist() == [False, True, False]
+    assert _wins(weights, np.array([1, 2, -1])).tolist() == [False, False, False]
