@@ -49,6 +49,17 @@ def _numbers(value: Any) -> np.ndarray:
     return array
 
 
+def _one_number(value: Any) -> float:
+    """``value`` as a finite float: one real number (an mpmath number is accepted)."""
+    array = _numbers(value)
+    if array.ndim != 0:
+        raise TypeError(f"value must be one real number, got {_validate.describe(value)}")
+    center = float(array)
+    if not math.isfinite(center):
+        raise ValueError(f"value must be finite, got {_validate.describe(value)}")
+    return center
+
+
 def _ceil_text(bound: float) -> str:
     """``bound`` rounded up to two significant digits, as ``'5e-16'`` or ``'4.5e-13'``.
 
@@ -157,12 +168,7 @@ def shown(value: Any, spec: str, slack: float) -> str:
     ...
     ValueError: value and slack: 0.12345 reads '0.123' but 0.12355 reads '0.124' (slack 0.0001): print fewer digits
     """
-    array = _numbers(value)
-    if array.ndim != 0:
-        raise TypeError(f"value must be one real number, got {_validate.describe(value)}")
-    center = float(array)
-    if not math.isfinite(center):
-        raise ValueError(f"value must be finite, got {_validate.describe(value)}")
+    center = _one_number(value)
     spec = _validate.text(spec, "spec")
     slack = _validate.real(slack, "slack", minimum=0.0)
     accepted = "spec must be a float format with a precision, such as '.4f', '.3g' or '+.2e'"
@@ -220,12 +226,7 @@ def rounded(value: Any, decimals: int, slack: float, direction: str) -> str:
     >>> pelib.rounded(0.153385, 3, 1e-12, "up"), pelib.rounded(0.99891, 3, 1e-12, "down")
     ('0.154', '0.998')
     """
-    array = _numbers(value)
-    if array.ndim != 0:
-        raise TypeError(f"value must be one real number, got {_validate.describe(value)}")
-    center = float(array)
-    if not math.isfinite(center):
-        raise ValueError(f"value must be finite, got {_validate.describe(value)}")
+    center = _one_number(value)
     decimals = _validate.size(decimals, "decimals", minimum=0, maximum=20)
     slack = _validate.real(slack, "slack", minimum=0.0)
     direction = _validate.choice(direction, "direction", ("down", "up"))
