@@ -44,9 +44,11 @@ Sources (the code here is written for this project; the facts carry over with th
   dynamic frequencies for ``seq_len = max(position_ids) + 1`` when it exceeds the longest length
   seen so far, and restores the original ones when a sequence is shorter than the original
   length again (:class:`HFDynamicRotary`).
-- Meta, ``meta-llama/llama-models``, revision 1bb54864e10c8d007edf2e651f35ec75b3c1cd78,
-  ``models/llama3/reference_impl/model.py``: ``apply_scaling`` (lines 45-64) and
-  ``precompute_freqs_cis`` (lines 67-76).
+- Meta, ``meta-llama/llama-models``, revision cfd14a09c84ee3c76a8bf72780f5f02639633a56,
+  ``models/llama3/reference_impl/model.py``: ``apply_scaling`` (lines 45-64, the vectorised
+  form transcribed here) and ``precompute_freqs_cis`` (lines 67-76). The rule first appeared
+  as a loop over the frequencies, the same float32 operations element by element, at revision
+  1f0feb795a4130697ced243fb53051670d591653, ``models/llama3_1/api/model.py`` (lines 41-63).
 - The YaRN reference code, ``jquesnelle/yarn``, revision
   a18e54988639030e706f6ff9db224cf74e08a65a, ``scaled_rope/LlamaYaRNScaledRotaryEmbedding.py``
   (``find_correction_dim``, ``find_correction_range``, ``linear_ramp_mask``): the same rounded

@@ -23,10 +23,16 @@ F32 = np.float32
 def tensor2tensor(length, channels, min_timescale=1.0, max_timescale=1.0e4, start_index=0):
     """tensor2tensor's ``get_timing_signal_1d``, in float32: ``[sin | cos]`` and a zero column if odd.
 
-    Source: ``tensorflow/tensor2tensor``, ``tensor2tensor/layers/common_attention.py``,
-    ``get_timing_signal_1d``, as the literature notes this book follows quote it in full:
-    the revision on the master branch at the time (lines 403-449), with ``start_index`` and
-    with ``tf.maximum(num_timescales - 1, 1)`` guarding the division. An earlier revision,
+    Source: ``tensorflow/tensor2tensor``, revision
+    16d59abb2e80a9f06646e587a995a39aa128358a (2019-03-25),
+    ``tensor2tensor/layers/common_attention.py``, lines 403-449,
+    ``get_timing_signal_1d``. Token for token the code the literature notes paste is the
+    function of each of the 44 master revisions of the file from 5e19f44f (2018-09-22)
+    to d13c3318 (2019-07-30); at the lines their link names, 403-449, it stood only from
+    164d26ba (2019-02-14) to 16d59abb, before 6be7d5c8 (2019-03-28) moved it; from
+    ffe4cf40 (2019-08-27) it carries the comment "Please note that this slightly differs
+    from the published paper.", and in 2023 master had it at lines 408-456. It has ``start_index`` and
+    ``tf.maximum(num_timescales - 1, 1)`` guarding the division. An earlier revision,
     75b75f2e2281101b9b3637e14ef519afd6a11b68 (lines 270-313), has neither: it divides by
     ``num_timescales - 1`` and so returns nan for 2 or 3 channels. ``tf.to_float`` is
     float32; the Python float ``log(max / min)`` is divided by a float32 tensor, so it is
@@ -235,21 +241,46 @@ def meta_llama_rope(x, positions, theta=10000.0, dtype=F32):
     return np.stack([rotated.real, rotated.imag], axis=-1).reshape(x.shape).astype(dtype)
 
 
-def hf_llama_rope(x, positions, base=10000.0, dtype=F32):
+def hf_llama_rope(x, positions, base=10000.0, dtype=F32, angle_dtype=None,
+                  inv_freq_dtype=None):
     """Hugging Face's Llama rotary embedding: ``LlamaRotaryEmbedding`` and ``apply_rotary_pos_emb``; pairs (i, i + d/2).
 
     Source: ``huggingface/transformers``, revision 5dd4a63548857797727ae73eeb6a6e886ea02a3e,
-    ``src/transformers/models/llama/modeling_llama.py``: ``inv_freq`` (the default rope
-    parameters, ``1 / base ** (arange(0, dim, 2) / dim)``) times the positions in float32,
-    ``emb = cat((freqs, freqs))``, and ``q * cos + rotate_half(q) * sin`` with
-    ``rotate_half(x) = cat((-x2, x1))``. ``x`` has shape ``(..., n, head_dim)``.
+    ``src/transformers/models/llama/modeling_llama.py``: ``inv_freq`` (the default
+    rope parameters, ``1 / base ** (arange(0, dim, 2) / dim)``, computed in float32
+    and kept as a buffer), ``freqs = inv_freq.float() @ position_ids.float()`` under
+    ``torch.autocast(..., enabled=False)`` (commented "Force float32"),
+    ``emb = cat((freqs, freqs))``, ``cos``/``sin`` in float32 then
+    ``.to(dtype=x.dtype)``, and ``q * cos + rotate_half(q) * sin`` in the type of
+    ``q`` with ``rotate_half(x) = cat((-x2, x1))``. ``x`` has shape
+    ``(..., n, head_dim)``.
+
+    Which step is in which type:
+
+    - ``dtype``: the type of ``x``, of ``cos``/``sin`` after their cast, and of the
+      rotation.
+    - ``angle_dtype``: the type in which ``inv_freq`` is computed and the positions,
+      the products and ``cos``/``sin`` are formed. The cited revision uses float32
+      whatever ``dtype`` is (``angle_dtype=np.float32``). The default ``None`` takes
+      ``dtype``: every step in one type, which for bfloat16 is not that revision's
+      arithmetic (it is close to that of angles formed under bfloat16 autocast,
+      which pull request 29285 removed).
+    - ``inv_freq_dtype``: if given, the ``inv_freq`` computed in ``angle_dtype`` is
+      rounded to this type and converted back before the product, as happens to the
+      buffer when the model is cast with ``model.to(torch.bfloat16)`` (issue 25681);
+      ``None``: the buffer as created, in float32 (``.float()`` in the default rope
+      parameters). Which loading routes of ``transformers`` cast the buffer is not
+      checked here.
     """
     x = np.asarray(x, dtype=dtype)
+    at = dtype if angle_dtype is None else angle_dtype
     dim = x.shape[-1]
-    inv_freq = dtype(1.0) / (dtype(base) ** (np.arange(0, dim, 2).astype(dtype) / dtype(dim)))
-    freqs = np.outer(np.asarray(positions, dtype=dtype), inv_freq)
+    inv_freq = at(1.0) / (at(base) ** (np.arange(0, dim, 2).astype(at) / at(dim)))
+    if inv_freq_dtype is not None:
+        inv_freq = inv_freq.astype(inv_freq_dtype).astype(at)
+    freqs = np.outer(np.asarray(positions, dtype=at), inv_freq)
     emb = np.concatenate([freqs, freqs], axis=-1)
-    cos, sin = np.cos(emb), np.sin(emb)
+    cos, sin = np.cos(emb).astype(dtype), np.sin(emb).astype(dtype)
     x1, x2 = x[..., : dim // 2], x[..., dim // 2 :]
     rotate_half = np.concatenate([-x2, x1], axis=-1)
     return (x * cos + rotate_half * sin).astype(dtype)
@@ -520,8 +551,11 @@ def jadore_sinusoid_table(n_position, d_hid, padding_idx=None):
     """attention-is-all-you-need-pytorch's 2018 ``get_sinusoid_encoding_table``: interleaved, paper, one row zeroed.
 
     Source: ``jadore801120/attention-is-all-you-need-pytorch``, revision
-    7e14834dd5e48bb1e6c74581c55684405e821298, ``transformer/Models.py``, lines 14-32; the
-    encoder and the decoder call it with ``padding_idx=0`` (line 71 for the encoder), the
+    7e14834dd5e48bb1e6c74581c55684405e821298, ``transformer/Models.py``, lines 14-32, a
+    module function (``cal_angle``, ``get_posi_angle_vec``): the same arithmetic as the
+    later method the study notes quote (:func:`jadore_positional_encoding_table`), but
+    here the encoder and the decoder call it with ``padding_idx=0`` (line 71 for the
+    encoder), the
     subject of issue jadore801120/attention-is-all-you-need-pytorch#99 (which links revision
     20f355eb655bad40195ae302b9d8036716be9a23, lines 71 and 117). The frequencies are the
     paper's: column ``j`` has ``10000 ** (-2 (j // 2) / d)``, sines in even columns, cosines
@@ -542,6 +576,31 @@ def jadore_sinusoid_table(n_position, d_hid, padding_idx=None):
     if padding_idx is not None:
         sinusoid_table[padding_idx] = 0.
     return sinusoid_table.astype(F32)
+
+
+def jadore_positional_encoding_table(n_position, d_hid):
+    """attention-is-all-you-need-pytorch's ``PositionalEncoding`` table (notes' code).
+
+    Source: ``jadore801120/attention-is-all-you-need-pytorch``, revision
+    ecfe240e66071c8179f19e32e193d1fabd16ee08 (the revision the study notes link to),
+    ``transformer/Models.py``, lines 31-42, the method ``_get_sinusoid_encoding_table``
+    with its ``get_position_angle_vec`` (the same code at
+    6c0b653606854caf64a41cd1131ad60304a1feae). The paper's interleaved table: column
+    ``j`` has ``10000 ** (-2 (j // 2) / d)``, sines in even columns and cosines in odd
+    ones, float64 angles stored in float32 (``torch.FloatTensor``); no row is zeroed,
+    and ``forward`` (lines 44-45) adds row ``t`` to the token at index ``t``
+    (:func:`jadore_rows`). An odd width works. Returns ``(1, n_position, d_hid)``, as
+    the original's ``unsqueeze(0)``.
+    """
+    def get_position_angle_vec(position):
+        return [position / np.power(10000, 2 * (hid_j // 2) / d_hid)
+                for hid_j in range(d_hid)]
+
+    sinusoid_table = np.array(
+        [get_position_angle_vec(pos_i) for pos_i in range(n_position)])
+    sinusoid_table[:, 0::2] = np.sin(sinusoid_table[:, 0::2])  # dim 2i
+    sinusoid_table[:, 1::2] = np.cos(sinusoid_table[:, 1::2])  # dim 2i+1
+    return sinusoid_table.astype(F32)[np.newaxis]
 
 
 def jadore_position_encoding_init(n_position, d_pos_vec):
@@ -573,8 +632,10 @@ def tensor2tensor_rows(length, start_index=0):
     Source: ``tensorflow/tensor2tensor``, revision 75b75f2e2281101b9b3637e14ef519afd6a11b68,
     ``tensor2tensor/layers/common_attention.py``, ``add_timing_signal_1d``: ``length =
     tf.shape(x)[1]`` and ``x + get_timing_signal_1d(length, channels, ...)``, so the token at
-    index ``t`` of the padded batch gets position ``t`` (the master-branch revision adds
-    ``start_index``); padding is not skipped.
+    index ``t`` of the padded batch gets position ``t``; padding is not skipped. Revision
+    16d59abb2e80a9f06646e587a995a39aa128358a (lines 453-489, the revision of
+    :func:`tensor2tensor`) adds ``start_index``, passed on to ``get_timing_signal_1d``:
+    position ``t + start_index``, the default 0 giving the same rows.
     """
     return np.arange(length) + start_index
 
@@ -583,8 +644,11 @@ def jadore_rows(length):
     """The rows ``PositionalEncoding.forward`` of attention-is-all-you-need-pytorch adds: the token's index.
 
     Source: ``jadore801120/attention-is-all-you-need-pytorch``, revision
-    6c0b653606854caf64a41cd1131ad60304a1feae, ``transformer/Models.py``, class
-    ``PositionalEncoding``: ``x + self.pos_table[:, :x.size(1)]``, the table of the notes' list
-    comprehension (``get_position_angle_vec``), so the token at index ``t`` reads row ``t``.
+    6c0b653606854caf64a41cd1131ad60304a1feae (unchanged at ecfe240),
+    ``transformer/Models.py``, class ``PositionalEncoding``, line 45:
+    ``x + self.pos_table[:, :x.size(1)].clone().detach()``, the table of the notes' list
+    comprehension (:func:`jadore_positional_encoding_table`), so the token at index
+    ``t`` reads row ``t``. (At 7e14834 the tables have a zero row ``padding_idx=0``
+    and the tokens are numbered from 1: :func:`jadore_sinusoid_table`.)
     """
     return np.arange(length)

@@ -130,16 +130,22 @@ def fit_linear_map(source: ArrayLike, target: ArrayLike, *, affine: bool = False
 
     Notes
     -----
-    The fit is computed in float64 (``numpy.linalg.lstsq``). When the source
-    columns are nearly dependent (condition number above about 1e8) the
-    residuals are only approximate, because rounding the source to float64
-    already moves the space it spans: for the sine-only columns of chapter 5
-    (condition number above 1e15) they can be several times the exact
-    least-squares residuals: lstsq's default cutoff drops the weakest
-    directions, so the result is close to the exact truncated SVD of the
-    rounded data, with only its last digits depending on the LAPACK build.
-    They are never below the exact least-squares residuals of the rounded
-    data, which chapter 5 computes (``oracle.least_squares``) and checks.
+    The fit is computed in float64 (``numpy.linalg.lstsq`` with its default
+    cutoff ``rcond``). When the source columns are nearly dependent (condition
+    number above about 1e8) the residuals are only approximate, for two
+    reasons. Rounding the source to float64 already moves the space it spans,
+    so even an exact solver would return the exact least-squares residuals of
+    the rounded data, never below them; and lstsq's default cutoff drops the
+    directions with singular values below ``eps * max(rows, columns)`` of the
+    largest, so the result is close to the exact truncated SVD of the rounded
+    data, with only its last digits depending on the LAPACK build, provided no
+    singular value lies within LAPACK's error (a small multiple of ``eps``
+    times the largest singular value) of the cutoff; otherwise whether a
+    direction is kept, and so the residual, can differ entirely between builds.
+    Either cause can make the residuals several times the exact ones; for the
+    sine-only columns of chapter 5 (condition number above 1e15) which of the
+    two is larger depends on the column, and chapter 5 separates them with
+    ``oracle.least_squares``.
 
     Raises
     ------

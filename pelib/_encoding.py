@@ -1,7 +1,10 @@
 """The sinusoidal positional encoding of Vaswani et al. (2017), section 3.5.
 
-The tables are within 5e-16 of the exact values at every position below 2**31 (chapter 10
-measures it against mpmath). Three pieces make that possible, each in its own section below:
+For every base of at least 1 the tables are within 5e-16 of the exact values at every
+position below 2**31 (chapter 10 measures it against mpmath). A base below 1 is accepted
+but carries no such bound: g_i then exceeds 2**10 and the products of step 2 are no longer
+exact (base 1e-6 at d_model 16 is off by more than 1e-5 near 2**31). Three pieces make
+the bound possible, each in its own section below:
 
 1. **Frequencies in double-double.** Each w_i = base**(-2i/d) is computed in 60-digit
    decimal arithmetic and kept as two float64 numbers, hi + lo, within about 2**-100 of

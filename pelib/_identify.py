@@ -11,15 +11,23 @@ The analysis, in the order :func:`identify` runs it:
 3. The angle of each pair, ``atan2(a, b)``, is read in every row; which column is the
    sine follows from the direction in which the angle turns, its speed (the slope along
    the rows) is the pair's frequency.
-4. The frequencies must fall geometrically from 1. Their ratio ``r`` names the candidate
-   conventions: the paper's ``base**(-2i/d)`` for a few widths ``d`` and tensor2tensor's
-   ``max_timescale**(-i/(K-1))``, each with the base rounded to 1, 2, ... significant
-   digits; the shortest base, 10,000 first, that reproduces the angles wins.
+4. The frequencies must fall geometrically, from 1 or, for tensor2tensor's frequencies
+   with a ``min_timescale`` (which multiplies every frequency), from the first pair's
+   measured speed, tried as each of its decimal roundings within its error (shortest
+   first) and as measured. Their ratio ``r`` names the candidate conventions: the
+   paper's ``base**(-2i/d)`` for a few widths ``d`` and tensor2tensor's
+   ``min_timescale * (max_timescale/min_timescale)**(-i/(K-1))``, each with the base
+   rounded to 1, 2, ... significant digits. The first candidate that reproduces the
+   table wins, in the order :func:`identify`'s Notes give ("Tables that fit more than
+   one description").
 5. The offset is the integer ``o`` with ``w_i * o`` equal to the angle of row 0 for every
    pair, found from the slowest pair to the fastest.
-6. The convention's table is rebuilt and compared entry by entry with the input: within
-   what float64 angles explain, the angles were float64; within what angles rounded to
-   float32 explain, float32; otherwise the table is refused.
+6. The convention's table is rebuilt and compared entry by entry with the input. Within
+   what float64 angles explain: ``"float64"`` if angles ``float32(p) * float32(w)``
+   would have left that envelope in at least 8 entries, else ``"either"``. Beyond it,
+   within what float32 angles explain: ``"float32"`` if somewhere the deviation is at
+   least 1/64 of the largest change those float32 angles make, else ``"neither"``.
+   Otherwise the table is refused.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _validate
+from ._encoding import _DIGITS, _PI, _STEPS, _double_double, _split_steps
 from ._encoding import _Frequencies, _frequencies_of, _pairs_at_positions
 
 #: The layouts :func:`identify` names.
@@ -54,6 +63,8 @@ _CHUNK = 2**16
 _MIN_RUN = 4
 # Rows used for the quick checks of candidate conventions.
 _SAMPLE = 64
+_CHECK_ROWS = 512  # rows per block in _check
+_TELLING = 8  # entries float32 angles must move out of float64's envelope (see _check)
 
 
 @dataclass(frozen=True)
@@ -83,10 +94,19 @@ class Identification:
     zero_columns : tuple of int
         The columns that are all zero (the last column of tensor2tensor at an odd width).
     angle_dtype : str
-        The precision in which the angles ``p * w`` were formed (and the sines taken):
-        ``"float64"`` when every deviation from the exact table is within what float64
-        angles and the rounding of the stored numbers explain, ``"float32"`` when it takes
-        angles rounded to float32 to explain them.
+        What the deviations from the exact table say about the precision of the angles
+        ``p * w``. ``"float64"``: every deviation is within what float64 angles and the
+        rounding of the stored numbers explain, and angles ``float32(p) * float32(w)``
+        would have left that envelope by 2x in at least 8 entries (the table is
+        consistent with float64 angles, not with those float32 ones; one entry is not
+        enough, since code's own float32 frequencies differ from ``float32(w)`` by a
+        few units in the last place and move each entry differently).
+        ``"either"``: within the float64 envelope, and fewer entries would tell
+        (float16 or bfloat16 storage, a single pair at ``w = 1``): the stored numbers
+        cannot tell. ``"float32"``: beyond
+        the float64 envelope, within what float32 angles explain, and somewhere at least
+        1/64 of the deviation those float32 angles make. ``"neither"``: beyond the
+        float64 envelope but everywhere below 1/64 of that (a float64 recurrence, say).
     max_error : float
         The largest ``|table - self.table(len(table))|`` over the whole input.
     d_model : int
@@ -96,7 +116,38 @@ class Identification:
         width - 1), or makes one column more than the width it was given (the TensorFlow
         tutorial at an odd depth: width - 1).
     width : int
-        The number of columns of the table.
+        The number of columns of the table (less than ``d_model`` for the first
+        columns of a wider interleaved table).
+    min_timescale : float
+        tensor2tensor's ``min_timescale``, which multiplies every frequency (its first
+        frequency); 1.0 for the paper's frequencies. It is the first pair's measured
+        speed rounded to the fewest significant digits that reproduce the table, or
+        the measured value itself; a half-precision table with few rows can measure it
+        too coarsely for any of these to reproduce it, and is then refused with a
+        message that says so.
+    alternatives : tuple of str
+        Up to 3 other descriptions (another family or ``d_model``, with the fewest
+        digits) whose angles fit the sampled rows (at most about 200) at the same
+        offset within the angle envelope of the search that found the offset (float64
+        angles', or float32 angles' when only those fit). The float32 envelope is
+        wide: a float32 table can list descriptions whose frequencies differ from the
+        chosen ones by as much as float32 angles over those rows hide. Their full
+        tables are not compared.
+
+    Notes
+    -----
+    What it does not give: code that builds the table in another framework, the names
+    of the codes that follow the convention (chapter 8's Rosetta table lists them), or
+    which row a token reads. The facts map onto pelib's constructors:
+    ``sinusoidal(n, d_model, base=base, start=offset, layout=layout)`` for ``"paper"``
+    frequencies in the ``"interleaved"`` and ``"concat"`` layouts
+    (``"concat_cos_first"`` is ``"concat"`` with its halves swapped),
+    ``timing_signal(n, width, min_timescale=min_timescale, max_timescale=base,
+    start_index=offset)`` for
+    ``"tensor2tensor"`` ones in ``"concat"``, with ``zero_rows`` and ``zero_columns``
+    then set to zero. A zero row is a padding row; which row a real token reads is set
+    by the code that numbers the tokens (fairseq's first token reads row 2), not by the
+    table.
     """
 
     layout: str
@@ -109,6 +160,8 @@ class Identification:
     max_error: float
     d_model: int
     width: int
+    min_timescale: float = 1.0
+    alternatives: tuple[str, ...] = ()
 
     @property
     def n_frequencies(self) -> int:
@@ -118,7 +171,8 @@ class Identification:
     @property
     def omega(self) -> np.ndarray:
         """The angular frequency of each pair (and of a lone sine), fastest first, correctly rounded to float64."""
-        return _accurate(self.frequencies, self.base, self.d_model, self.n_frequencies).omega.copy()
+        return _accurate(self.frequencies, self.base, self.d_model, self.n_frequencies,
+                         self.min_timescale).omega.copy()
 
     def table(self, n_positions: int) -> np.ndarray:
         """The convention's table of ``n_positions`` rows, exactly as :func:`identify` compared it.
@@ -146,27 +200,80 @@ class Identification:
                              f"{_OFFSET_LIMIT + 2**31}, where the table is not computed accurately")
         reading = _reading_of(self)
         positions = self.offset + np.arange(n_positions, dtype=np.int64)
-        freq = _accurate(self.frequencies, self.base, self.d_model, self.n_frequencies)
+        freq = _accurate(self.frequencies, self.base, self.d_model, self.n_frequencies,
+                         self.min_timescale)
         table = _rebuild(positions, reading, freq, self.width)
         table[[r for r in self.zero_rows if r < n_positions]] = 0.0
         return table
 
     def __str__(self) -> str:
-        layout = {"interleaved": "interleaved (sin, cos) pairs", "concat": "[sin | cos]",
-                  "concat_cos_first": "[cos | sin]"}[self.layout]
-        if self.frequencies == "paper":
-            frequencies = f"the paper's frequencies base**(-2i/{self.d_model}), base {self.base:g}"
-        else:
-            frequencies = (f"tensor2tensor's frequencies 1 .. 1/max_timescale over {self.d_model // 2} "
-                           f"timescales, max_timescale {self.base:g}")
-        parts = [f"{layout}, {frequencies}", f"row r holds position r {'-' if self.offset < 0 else '+'} "
-                 f"{abs(self.offset)}"]
+        layout = _LAYOUT_NAMES[self.layout]
+        parts = [f"{layout}, {self._frequency_text()}"]
+        parts.append(_position_text(self.offset))
         if self.zero_rows:
             parts.append(f"zero rows {_short(self.zero_rows)}")
         if self.zero_columns:
             parts.append(f"zero columns {_short(self.zero_columns)}")
-        parts.append(f"angles in {self.angle_dtype}, max error {self.max_error:.2g}")
+        parts.append(f"{_ANGLES[self.angle_dtype]}, max error {self.max_error:.2g}")
         return "; ".join(parts)
+
+    def _frequency_text(self) -> str:
+        """The frequencies in words, as ``str()`` gives them."""
+        if self.frequencies == "paper":
+            frequencies = (f"the paper's frequencies base**(-2i/{self.d_model}), "
+                           f"base {_number(self.base)}")
+            if self.d_model > self.width:
+                frequencies += (f" (the first {self.width} columns of a "
+                                f"width-{self.d_model} table)")
+        elif self.min_timescale == 1.0:
+            frequencies = ("tensor2tensor's frequencies 1 .. 1/max_timescale over "
+                           f"{self.d_model // 2} timescales, max_timescale "
+                           f"{_number(self.base)}")
+        else:
+            frequencies = (f"tensor2tensor's frequencies over {self.d_model // 2} "
+                           "timescales, "
+                           f"min_timescale {_number(self.min_timescale)} (which "
+                           "multiplies "
+                           f"every frequency), max_timescale {_number(self.base)}")
+        return frequencies
+
+
+_LAYOUT_NAMES = {"interleaved": "interleaved (sin, cos) pairs", "concat": "[sin | cos]",
+                 "concat_cos_first": "[cos | sin]",
+                 "interleaved_cos_first": "interleaved (cos, sin) pairs"}
+
+
+#: What ``str(Identification)`` says for each ``angle_dtype``.
+_ANGLES = {
+    "float64": "angles in float64 (float32 angles would show)",
+    "float32": "angles in float32",
+    "either": "angles in float64 or float32 (the stored numbers are too coarse to "
+              "tell)",
+    "neither": "angles neither float64's nor float32's (errors above float64 rounding, "
+               "far below float32's: a recurrence, say)",
+}
+
+
+
+
+def _number(value: float) -> str:
+    """The shortest decimal that reads back as ``value``, without a trailing ``.0``."""
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _equivalent(family: str, base: float, d_model: int) -> str:
+    """One line for :attr:`Identification.alternatives`."""
+    if family == "paper":
+        return f"the paper's frequencies with d_model {d_model}, base {_number(base)}"
+    return f"tensor2tensor's frequencies, max_timescale {_number(base)}"
+
+
+def _position_text(offset: int) -> str:
+    """"row r holds position r + offset" in words."""
+    sign = "-" if offset < 0 else "+"
+    return ("row r holds position r" if offset == 0 else
+            f"row r holds position r {sign} {abs(offset)}")
 
 
 def _short(indices: tuple[int, ...]) -> str:
@@ -188,21 +295,27 @@ class _Mismatch(Exception):
     """The table does not fit a reading; the message says why."""
 
 
-def _frequencies(family: str, base: float, d_model: int, count: int) -> np.ndarray:
-    """The first ``count`` frequencies of a convention, in long double."""
+def _frequencies(family: str, base: float, d_model: int, count: int,
+                 scale: float = 1.0) -> np.ndarray:
+    """The first ``count`` frequencies of a convention, in long double (``scale`` is
+    tensor2tensor's ``min_timescale``: ``scale * (base / scale)**(-i/(K-1))``)."""
     i = np.arange(count, dtype=np.longdouble)
     b = np.longdouble(base)
     if family == "paper":
         return np.power(b, -2 * i / np.longdouble(d_model))
     k = d_model // 2
+    m = np.longdouble(scale)
     if k < 2:
-        return np.ones(count, dtype=np.longdouble)
-    return np.exp(-i * np.log(b) / np.longdouble(k - 1))
+        return np.full(count, m, dtype=np.longdouble)
+    return m * np.exp(-i * np.log(b / m) / np.longdouble(k - 1))
 
 
 @functools.lru_cache(maxsize=64)
-def _accurate(family: str, base: float, d_model: int, count: int) -> _Frequencies:
+def _accurate(family: str, base: float, d_model: int, count: int,
+              scale: float = 1.0) -> _Frequencies:
     """The first ``count`` frequencies of a convention, to about 2**-100 relative (double-double)."""
+    if family != "paper" and scale != 1.0:
+        return _scaled_grid(base, scale, d_model // 2, count)
     if family == "paper":
         exponents = [decimal.Decimal(2 * i) / decimal.Decimal(d_model) for i in range(count)]
     elif d_model // 2 < 2:
@@ -210,6 +323,24 @@ def _accurate(family: str, base: float, d_model: int, count: int) -> _Frequencie
     else:
         exponents = [decimal.Decimal(i) / decimal.Decimal(d_model // 2 - 1) for i in range(count)]
     return _frequencies_of(exponents, base)
+
+
+def _scaled_grid(base: float, scale: float, k: int, count: int) -> _Frequencies:
+    """tensor2tensor's frequencies with ``min_timescale = scale``,
+    ``scale * (base / scale)**(-i/(k-1))`` (``scale`` for every i when k < 2), in
+    60-digit decimal arithmetic, as double-doubles and steps."""
+    context = decimal.Context(prec=_DIGITS)
+    m = decimal.Decimal(scale)
+    log_ratio = context.ln(context.divide(decimal.Decimal(base), m))
+    values = []
+    for i in range(count):
+        exponent = context.divide(decimal.Decimal(i), decimal.Decimal(max(k - 1, 1)))
+        power = context.exp(context.minus(context.multiply(log_ratio, exponent)))
+        values.append(m if k < 2 else context.multiply(m, power))
+    in_steps = context.divide(_STEPS, context.multiply(2, _PI))
+    omega = _double_double(values, context)
+    steps = _double_double([context.multiply(v, in_steps) for v in values], context)
+    return _Frequencies(omega[0], omega[1], *_split_steps(*steps))
 
 
 def _reading_of(ident: Identification) -> _Reading:
@@ -247,7 +378,7 @@ def _storage_bits(array: np.ndarray) -> int:
         return 8
     if array.dtype == np.float16:
         return 11
-    data = array.astype(np.float64)
+    data = np.asarray(array, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         single = data.astype(np.float32)
         if not np.array_equal(single, data):
@@ -261,10 +392,20 @@ def _storage_bits(array: np.ndarray) -> int:
 
 
 def _half_ulp(values: np.ndarray, bits: int) -> np.ndarray:
-    """Half the spacing of ``bits``-bit numbers at each of ``values`` (0 at 0)."""
-    _, exponent = np.frexp(np.abs(values))
-    half = np.ldexp(1.0, exponent - bits - 1)
-    return np.where(values == 0, 0.0, half)
+    """Half the spacing of ``bits``-bit numbers at each of ``values`` (0 at 0).
+
+    For a normal float64 ``v``, masking all but its exponent bits gives the power of two
+    ``2**floor(log2 |v|)`` exactly, and half a ``bits``-bit spacing there is that times
+    ``2**-bits`` (what ``frexp``'s ``2**(e - bits - 1)`` is); subnormal values, whose
+    exponent bits are zero, take the ``frexp`` route."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    power = (values.view(np.uint64) & np.uint64(0x7FF0000000000000)).view(np.float64)
+    half = power * 2.0**-bits
+    tiny = (power == 0) & (values != 0)
+    if np.any(tiny):
+        _, exponent = np.frexp(np.abs(values[tiny]))
+        half[tiny] = np.ldexp(1.0, exponent - bits - 1)
+    return half
 
 
 def _wrap(angle: np.ndarray) -> np.ndarray:
@@ -289,11 +430,12 @@ def _rebuild(positions: np.ndarray, reading: _Reading, freq: _Frequencies, width
     columns zero), each entry within about half a unit in the last place of the exact value."""
     table = np.zeros((len(positions), width))
     k = len(reading.sin)
+    sin, cos = _as_slice(reading.sin), _as_slice(reading.cos)
     for begin in range(0, len(positions), 4096):
         rows = slice(begin, begin + 4096)
         pairs = _pairs_at_positions(positions[rows], freq)  # sin + i cos
-        table[rows, reading.sin] = pairs.real[:, :k]
-        table[rows, reading.cos] = pairs.imag[:, :k]
+        table[rows, sin] = pairs.real[:, :k]
+        table[rows, cos] = pairs.imag[:, :k]
         if reading.lone is not None:
             table[rows, reading.lone] = (pairs.real if reading.lone_kind == "sin" else pairs.imag)[:, k]
     return table
@@ -315,7 +457,8 @@ class _Slopes(NamedTuple):
 
 def _slopes(data: np.ndarray, reading: _Reading, run: np.ndarray, floor: float) -> _Slopes:
     """Least-squares slope of the unwrapped angle of every pair along the consecutive rows ``run``."""
-    theta = np.unwrap(np.arctan2(data[np.ix_(run, reading.sin)], data[np.ix_(run, reading.cos)]), axis=0)
+    sines, cosines = _take(data, run, reading.sin), _take(data, run, reading.cos)
+    theta = np.unwrap(np.arctan2(sines, cosines), axis=0)
     t = np.arange(len(run), dtype=np.float64) - (len(run) - 1) / 2
     ss = float(t @ t)
     slope = (t @ (theta - theta.mean(axis=0))) / ss
@@ -344,6 +487,7 @@ class _Candidate(NamedTuple):
     d_model: int
     base: float
     rank: tuple  # smaller is preferred
+    scale: float = 1.0  # tensor2tensor's min_timescale, the first frequency
 
 
 def _roundings(value: float) -> list[tuple[int, float]]:
@@ -358,13 +502,17 @@ def _roundings(value: float) -> list[tuple[int, float]]:
 
 
 def _candidates(ratio: float, log_error: float, pairs: int, n_freq: int, width: int, core: int,
-                lone: bool, layout: str) -> list[_Candidate]:
+                lone: bool, layout: str, scale: float = 1.0) -> list[_Candidate]:
     """Conventions whose frequency ratio ``base**(-2/d)`` (or ``max_timescale**(-1/(K-1))``) matches ``ratio``.
 
     The paper's ``d`` is the table's width, or one of the widths real code uses instead: the width
     without its zero columns (diffusers' odd widths), the width rounded up to even when a lone sine
     ends the table (positional-encodings), and the width less one for a [sin | cos] table of an even
-    number of columns (the TensorFlow tutorial's odd depth gives depth + 1 columns).
+    number of columns (the TensorFlow tutorial's odd depth gives depth + 1 columns),
+    and the wider width at which base 10000 gives this ratio, when it is an integer (the
+    first columns of a wider interleaved table). With ``scale`` (a first frequency other
+    than 1) only tensor2tensor's frequencies, whose ``min_timescale`` multiplies every
+    frequency, are tried.
     """
     log_ratio = math.log(ratio)
     widths = [width]
@@ -374,10 +522,17 @@ def _candidates(ratio: float, log_error: float, pairs: int, n_freq: int, width: 
         widths.append(2 * n_freq)
     if layout.startswith("concat") and not lone and core == width:
         widths.append(width - 1)
+    wider = -2 * math.log(10000.0) / log_ratio
+    near = abs(wider - round(wider)) <= 2 * log_error * wider / abs(log_ratio)
+    fits = layout == "interleaved" and width < round(wider) <= 2**20 and near
+    wider_d = round(wider) if fits else None
+    if wider_d is not None:
+        widths.append(wider_d)
     interpretations = [("paper", d, rank, -log_ratio * d / 2) for rank, d in enumerate(dict.fromkeys(widths))
-                       if d >= 2]
+                       if d >= 2 and scale == 1.0]
     if not lone and pairs >= 2:
-        interpretations.append(("tensor2tensor", width, 0, -log_ratio * (pairs - 1)))
+        log_max = -log_ratio * (pairs - 1) + math.log(scale)
+        interpretations.append(("tensor2tensor", width, 0, log_max))
     found = []
     for family, d, d_rank, log_base in interpretations:
         if not -700 < log_base < 700:
@@ -386,12 +541,17 @@ def _candidates(ratio: float, log_error: float, pairs: int, n_freq: int, width: 
             if family == "paper":
                 candidate_log_ratio = -2 * math.log(base) / d
             else:
-                candidate_log_ratio = -math.log(base) / (pairs - 1)
+                if base <= scale:
+                    continue
+                candidate_log_ratio = -math.log(base / scale) / (pairs - 1)
             if abs(candidate_log_ratio - log_ratio) <= log_error:
                 # 10000 first; then the table's own width; then the fewest digits, tensor2tensor's reading
                 # winning only with fewer digits than the paper's (the paper's formula is the default)
                 rank = (base != 10000.0, d_rank, digits + 0.5 * (family != "paper"))
-                found.append(_Candidate(family, d, base, rank))
+                # a cut wider table wins when the own width's base takes 3 digits more
+                if family == "paper" and d == wider_d:
+                    rank = (True, 0, digits + 2.25)
+                found.append(_Candidate(family, d, base, rank, scale))
     return sorted(found, key=lambda c: c.rank)
 
 
@@ -399,7 +559,7 @@ def _log_ratio(candidate: _Candidate, pairs: int) -> float:
     """log of the ratio of consecutive frequencies of a candidate convention."""
     if candidate.family == "paper":
         return -2 * math.log(candidate.base) / candidate.d_model
-    return -math.log(candidate.base) / (pairs - 1)
+    return -math.log(candidate.base / candidate.scale) / (pairs - 1)
 
 
 def _angle_envelope(theta: np.ndarray, base: float, bits: int, angle_bits: int) -> np.ndarray:
@@ -476,27 +636,86 @@ def _search_offset(phase: np.ndarray, omega: np.ndarray, rows: int, base: float,
 def _check(data: np.ndarray, reading: _Reading, live: np.ndarray, freq: _Frequencies, offset: int,
            base: float, bits: int) -> tuple[str, float, tuple[int, int, float, float]]:
     """Compare every non-zero row with the rebuilt table: the angle precision, the largest deviation,
-    and (row, column, deviation, envelope) of the worst entry against float32 angles."""
-    positions = live.astype(np.int64) + offset
+    and (row, column, deviation, envelope) of the worst entry against float32 angles.
+
+    The rows are taken in blocks of :data:`_CHECK_ROWS` (the same comparisons, entry by
+    entry, as one pass over the whole table, in less memory and time)."""
+    largest, within64, telling, shift_max = 0.0, True, 0, 0.0
+    best_excess, worst = -1.0, (0, 0, 0.0, 0.0)
+    for begin in range(0, len(live), _CHECK_ROWS):
+        rows = live[begin : begin + _CHECK_ROWS]
+        block = _check_rows(data, reading, rows, freq, offset, base, bits)
+        largest = max(largest, block.largest)
+        within64 = within64 and block.within64
+        telling += block.telling
+        shift_max = max(shift_max, block.shift_max)
+        if block.excess > best_excess:  # the first largest, in row-major order
+            best_excess = block.excess
+            row, column = block.where
+            worst = (int(rows[row]), int(column), block.deviation, block.envelope)
+    if not within64 and best_excess > 1:
+        return "none", largest, worst
+    if within64:
+        # float32 angles would have left this envelope (by 2x, well above libm's last
+        # bits) somewhere
+        verdict = "float64" if telling >= _TELLING else "either"
+        return verdict, largest, (0, 0, 0.0, 0.0)
+    # Beyond float64's envelope: float32 angles leave errors of the size of their own
+    # rounding
+    # somewhere; errors 64 times smaller everywhere come from some other arithmetic.
+    verdict = "float32" if largest > shift_max / 64 else "neither"
+    return verdict, largest, worst
+
+
+class _Block(NamedTuple):
+    largest: float  # the largest deviation from the rebuilt table
+    within64: bool  # every entry within the envelope of float64 angles
+    telling: int  # entries where float32 angles would have left that envelope
+    shift_max: float  # the largest change float32 angles make
+    excess: float  # the largest deviation / envelope of float32 angles
+    where: tuple[int, int]  # its (row in the block, column)
+    deviation: float  # the deviation there
+    envelope: float  # the envelope there
+
+
+def _check_rows(data: np.ndarray, reading: _Reading, rows: np.ndarray,
+                freq: _Frequencies, offset: int, base: float, bits: int) -> _Block:
+    """:func:`_check`'s comparisons on the table rows ``rows``."""
+    positions = rows.astype(np.int64) + offset
     exact = _rebuild(positions, reading, freq, data.shape[1])
     theta = np.zeros_like(exact)
     k = len(reading.sin)
+    sin, cos = _as_slice(reading.sin), _as_slice(reading.cos)
     omega64 = freq.omega
     angle = np.abs(np.multiply.outer(positions.astype(np.float64), omega64))
-    theta[:, reading.sin] = angle[:, :k]
-    theta[:, reading.cos] = angle[:, :k]
+    theta[:, sin] = angle[:, :k]
+    theta[:, cos] = angle[:, :k]
     if reading.lone is not None:
         theta[:, reading.lone] = angle[:, k]
-    deviation = np.abs(data[live] - exact)
-    largest = float(deviation.max())
+    deviation = np.abs(data[_as_slice(rows)] - exact)
     half_ulp = _half_ulp(exact, bits)
-    if np.all(deviation <= _value_envelope(half_ulp, theta, base, bits, 53)):
-        return "float64", largest, (0, 0, 0.0, 0.0)
+    envelope64 = _value_envelope(half_ulp, theta, base, bits, 53)
+    within64 = bool(np.all(deviation <= envelope64))
     envelope = _value_envelope(half_ulp, theta, base, bits, 24)
-    excess = deviation / envelope
-    row, column = np.unravel_index(int(np.argmax(excess)), excess.shape)
-    worst = (int(live[row]), int(column), float(deviation[row, column]), float(envelope[row, column]))
-    return ("float32" if excess[row, column] <= 1 else "none"), largest, worst
+    ratio = deviation / envelope
+    row, column = np.unravel_index(int(np.argmax(ratio)), ratio.shape)
+    # What angles formed as float32(p) * float32(w), in float32, would do to each entry:
+    # the test
+    # of whether this table, at its storage precision, can tell float32 angles from
+    # float64 ones.
+    with np.errstate(over="ignore"):
+        angle32 = positions.astype(np.float32)[:, None] * omega64.astype(np.float32)
+    angle32 = angle32.astype(np.float64)
+    shift = np.zeros_like(exact)
+    shift[:, sin] = np.abs(np.sin(angle32[:, :k]) - exact[:, sin])
+    shift[:, cos] = np.abs(np.cos(angle32[:, :k]) - exact[:, cos])
+    if reading.lone is not None:
+        lone = (np.sin if reading.lone_kind == "sin" else np.cos)(angle32[:, k])
+        shift[:, reading.lone] = np.abs(lone - exact[:, reading.lone])
+    telling = int(np.count_nonzero(shift > 2 * envelope64))
+    return _Block(float(deviation.max()), within64, telling, float(shift.max()),
+                  float(ratio[row, column]), (int(row), int(column)),
+                  float(deviation[row, column]), float(envelope[row, column]))
 
 
 def _sample(live: np.ndarray) -> np.ndarray:
@@ -516,51 +735,127 @@ def _identify_reading(data: np.ndarray, reading: _Reading, live: np.ndarray, run
     floor = 2.0 ** (2 - bits)
     slopes = _slopes(data, reading, run, floor)
     measured = slopes.omega
+    if slopes.scatter[0] > 0.05:
+        raise _Mismatch("the angle of the first (sine, cosine) pair does not advance "
+                        "steadily "
+                        f"down the rows (it strays {slopes.scatter[0]:.2g} radians rms "
+                        "from a "
+                        "straight line): the rows are not consecutive positions in "
+                        "order "
+                        + "(" + (_row_pattern(data, run)
+                                 or "shuffled, or with rows missing") + ")")
     if measured[0] <= 0:
         raise _Mismatch("the first pair turns backwards")
+    scales = [1.0]
     if abs(measured[0] - 1) > max(10 * slopes.error[0], 1e-9):
-        raise _Mismatch(f"the first (sine, cosine) pair turns by {measured[0]:.12g} radians per row, not by 1: "
-                        "the first frequency of the paper and of tensor2tensor is 1 (are the positions scaled, "
-                        "or the frequencies in another order?)")
-    # The ratio r of the geometric frequencies w_i = r**i, weighted by how well each pair measures it.
-    if pairs >= 2:
-        i = np.arange(1, pairs)
-        good = measured[1:] > 0
-        if not np.all(measured[1:] > -10 * slopes.error[1:]):
-            raise _Mismatch("some pairs turn the other way from the first")
-        if not np.any(good):
-            raise _Mismatch("the pairs after the first do not turn")
-        # Angles formed in float32 are off by up to about |p w| 2**-23 in each row, and over a short run
-        # those errors can drift like a line, tilting a slope by up to twice their size over the run
-        # without any scatter about it. Their size shows in the scatter of the noisiest pairs, relative
-        # to each pair's frequency; that relative tilt is added to each slope's random error.
-        turning = measured > 0
-        relative = slopes.scatter[turning] / measured[turning]
-        tilt = 4 * float(relative.max()) / max(len(run) - 1, 1) if len(relative) else 0.0
-        sigma = np.hypot(slopes.error[1:][good] / measured[1:][good], tilt)  # of log(w_i)
-        weight = (i[good] / sigma) ** 2
-        log_ratio = float(np.sum(weight * np.log(measured[1:][good]) / i[good]) / np.sum(weight))
-        # 8 standard errors, and what the rounding of the code's own frequencies can tilt the slopes by
-        log_error = 8 / math.sqrt(float(np.sum(weight))) + 2.0 ** (5 - bits)
-        ratio = math.exp(log_ratio)
-    elif reading.lone is not None:
-        ratio, error = _lone_frequency(data[:, reading.lone], run)
-        log_error = 8 * error / max(ratio, 1e-300) + 2.0 ** (5 - bits)
-    else:
-        ratio, log_error = None, 0.0
-    if ratio is not None and not 0 < ratio < 1:
-        raise _Mismatch(f"the frequencies do not fall from one pair to the next (ratio {ratio:.6g})")
+        # tensor2tensor's min_timescale multiplies every frequency: its first frequency
+        # is min_timescale. Every decimal rounding of the measured first frequency
+        # within its error (the floor relative: 1e-9 of it) is tried, shortest first,
+        # and the measured value itself.
+        near = [value for _, value in _roundings(float(measured[0]))
+                if abs(value - measured[0]) <= max(10 * slopes.error[0],
+                                                   1e-9 * measured[0])]
+        if pairs < 2:
+            raise _Mismatch("the first (sine, cosine) pair turns by "
+                            f"{measured[0]:.12g} radians "
+                            "per row, not by 1 (the paper's first frequency) and the "
+                            "table has "
+                            "no second pair to fit "
+                            "tensor2tensor's min_timescale: are the positions scaled?")
+        scales = list(dict.fromkeys(near + [float(measured[0])]))
 
-    if ratio is None:  # a single pair: every base gives the same table
-        candidates = [_Candidate("paper", width, 10000.0, ())]
-    else:
-        candidates = _candidates(ratio, log_error, pairs, n_freq, width, core, reading.lone is not None,
-                                 reading.layout)
-        if not candidates:
-            raise _Mismatch(f"the frequencies fall by a ratio of {ratio:.9g} per pair, which no base gives")
+    def fit(scale: float) -> tuple[float | None, float, list[_Candidate]]:
+        """The ratio of the frequencies, its error, and the candidate conventions,
+        for the first frequency ``scale``."""
+        # The ratio r of the geometric frequencies w_i = r**i, weighted by how well each
+        # pair measures it.
+        if pairs >= 2:
+            i = np.arange(1, pairs)
+            good = measured[1:] > 0
+            if not np.all(measured[1:] > -10 * slopes.error[1:]):
+                raise _Mismatch("some pairs turn the other way from the first")
+            if not np.any(good):
+                raise _Mismatch("the pairs after the first do not turn")
+            # Angles formed in float32 are off by up to about |p w| 2**-23 in each row,
+            # and over a short run those errors can drift like a line, tilting a slope
+            # by up to twice their size over the run without any scatter about it. Their
+            # size shows in the scatter of the noisiest pairs, relative to each pair's
+            # frequency; that relative tilt is added to each slope's random error.
+            turning = measured > 0
+            relative = slopes.scatter[turning] / measured[turning]
+            tilt = (4 * float(relative.max()) / max(len(run) - 1, 1) if len(relative)
+                    else 0.0)
+            # of log(w_i)
+            sigma = np.hypot(slopes.error[1:][good] / measured[1:][good], tilt)
+            weight = (i[good] / sigma) ** 2
+            logs = np.log(measured[1:][good] / scale) / i[good]
+            log_ratio = float(np.sum(weight * logs) / np.sum(weight))
+            # 8 standard errors, and what the rounding of the code's own frequencies can
+            # tilt the slopes by
+            log_error = 8 / math.sqrt(float(np.sum(weight))) + 2.0 ** (5 - bits)
+            ratio = math.exp(log_ratio)
+            # tensor2tensor's grid with a min_timescale: every pair on scale * ratio**i
+            if scale != 1.0:
+                miss = np.abs(np.log(measured[1:][good] / scale) - i[good] * log_ratio)
+                if np.any(miss > 10 * sigma + i[good] * log_error):
+                    raise _Mismatch("the first (sine, cosine) pair turns by "
+                                    f"{measured[0]:.12g} "
+                                    "radians per row, not by 1 (the paper's first "
+                                    "frequency), and "
+                                    "the frequencies are not geometric from it, as "
+                                    "tensor2tensor's "
+                                    "with a min_timescale would be: are the positions "
+                                    "scaled, or "
+                                    "the frequencies in another order?")
+        elif reading.lone is not None:
+            ratio, error = _lone_frequency(data[:, reading.lone], run)
+            log_error = 8 * error / max(ratio, 1e-300) + 2.0 ** (5 - bits)
+        else:
+            ratio, log_error = None, 0.0
+        if ratio is not None and not 0 < ratio < 1:
+            raise _Mismatch("the frequencies do not fall from one pair to the next "
+                            f"(ratio {ratio:.6g})")
 
-    closest = min(candidates, key=lambda c: abs(_log_ratio(c, pairs) - math.log(ratio))) if ratio else candidates[0]
+        if ratio is None:  # a single pair: every base gives the same table
+            candidates = [_Candidate("paper", width, 10000.0, ())]
+        else:
+            candidates = _candidates(ratio, log_error, pairs, n_freq, width, core,
+                                     reading.lone is not None, reading.layout, scale)
+            if not candidates and scale != 1.0:
+                raise _Mismatch("the first (sine, cosine) pair turns by "
+                                f"{measured[0]:.12g} radians "
+                                "per row, not by 1 (the paper's first frequency), "
+                                "and no tensor2tensor min_timescale and "
+                                "max_timescale give the "
+                                "ratio "
+                                f"{ratio:.9g} of the next ones: are the positions "
+                                "scaled, or the frequencies in another order?")
+            if not candidates:
+                raise _Mismatch(f"the frequencies fall by a ratio of {ratio:.9g} per "
+                                "pair, which no base gives")
+        return ratio, log_error, candidates
+
+    fitted, failure = [], None
+    for scale in scales:
+        try:
+            fitted.append(fit(scale))
+        except _Mismatch as mismatch:
+            failure = failure or mismatch
+    if not fitted:
+        raise failure
+    ratio = fitted[0][0]
+    ratios = {c.scale: r for r, _, found in fitted for c in found}
+    # the candidates of the shortest first frequency first
+    candidates = [c for _, _, found in fitted for c in found]
+    closest = (min(candidates, key=lambda c: abs(_log_ratio(c, pairs)
+                                                 - math.log(ratios[c.scale])))
+               if ratio else candidates[0])
     sample = _sample(live)
+
+    def candidate_args(candidate: _Candidate) -> tuple:
+        c = candidate
+        return c.family, c.base, c.d_model, n_freq, c.scale
+
     theta = np.arctan2(data[np.ix_(sample, reading.sin)], data[np.ix_(sample, reading.cos)])
     worst = None
     tried: set[tuple[int, int, _Candidate]] = set()
@@ -574,43 +869,156 @@ def _identify_reading(data: np.ndarray, reading: _Reading, live: np.ndarray, run
             if (offset, angle_bits, candidate) in tried:
                 continue
             tried.add((offset, angle_bits, candidate))
-            omega = _frequencies(candidate.family, candidate.base, candidate.d_model, n_freq)
+            omega = _frequencies(*candidate_args(candidate))
             residual = np.abs(_wrap(theta - _angles(positions, omega[:pairs])))
             angle = np.abs(np.multiply.outer(positions.astype(np.float64), omega[:pairs].astype(np.float64)))
             if not np.all(residual <= _angle_envelope(angle, candidate.base, bits, angle_bits)):
                 continue
-            freq = _accurate(candidate.family, candidate.base, candidate.d_model, n_freq)
+            freq = _accurate(*candidate_args(candidate))
             angle_dtype, largest, worst = _check(data, reading, live, freq, offset, candidate.base, bits)
-            if angle_dtype == "float64" or (angle_bits == 24 and angle_dtype == "float32"):
-                return Identification(reading.layout, candidate.family, candidate.base, offset, zero_rows,
-                                      zero_columns, angle_dtype, largest, candidate.d_model, width)
+            if angle_dtype in ("float64", "either") or (angle_bits == 24
+                                                         and angle_dtype != "none"):
+                return Identification(
+                    reading.layout, candidate.family, candidate.base, offset, zero_rows,
+                    zero_columns, angle_dtype, largest, candidate.d_model, width,
+                    candidate.scale, equally(offset, angle_bits, candidate))
         return None
+
+    def equally(offset: int, angle_bits: int, chosen: _Candidate) -> tuple[str, ...]:
+        """Other descriptions (at most 3, the fewest digits of each family and width)
+        whose angles fit the sampled rows at ``offset`` within the same envelope."""
+        found, described = [(chosen.family, chosen.d_model)], []
+        for candidate in candidates:
+            if len(described) == 3 or (candidate.family, candidate.d_model) in found:
+                continue
+            omega = _frequencies(*candidate_args(candidate))
+            residual = np.abs(_wrap(theta - _angles(sample + offset, omega[:pairs])))
+            angle = np.abs(np.multiply.outer((sample + offset).astype(np.float64),
+                                             omega[:pairs].astype(np.float64)))
+            bound = _angle_envelope(angle, candidate.base, bits, angle_bits)
+            if not np.all(residual <= bound):
+                continue
+            found.append((candidate.family, candidate.d_model))
+            described.append(_equivalent(candidate.family, candidate.base,
+                                         candidate.d_model))
+        return tuple(described)
 
     # The offset is searched with the preferred conventions and with the one closest to the measured
     # ratio (which models the table's own, perhaps rounded, frequencies best): first near position 0,
     # then over the whole range, with the envelope of float64 angles; then with that of float32 angles,
     # which is informative only while the fast pairs' angle errors stay well below a radian.
-    searched = list(dict.fromkeys(candidates[:6] + [closest]))
+    # with several first frequencies, the most preferred candidate of each too
+    searched = list(dict.fromkeys(candidates[:6] + [found[0] for _, _, found in fitted]
+                                  + [closest]))
     for angle_bits, wide, among in ((53, False, searched), (53, True, searched[:1] + [closest]),
                                     (24, True, searched)):
         for candidate in dict.fromkeys(among):
-            omega = _frequencies(candidate.family, candidate.base, candidate.d_model, n_freq)
+            omega = _frequencies(*candidate_args(candidate))
             phase = np.angle(np.exp(1j * (theta - _angles(sample, omega[:pairs]))).sum(axis=0))
             offset = _search_offset(phase, omega[:pairs], n, candidate.base, bits, angle_bits, wide=wide)
             if offset is not None:
                 found = accept(offset, angle_bits)
                 if found is not None:
                     return found
+    unsure = ""
+    if scales != [1.0]:
+        unsure = ("; or tensor2tensor's frequencies with a min_timescale that "
+                  "no decimal near the first pair's measured "
+                  f"{measured[0]:.7g} radians per row (known to about "
+                  f"{10 * slopes.error[0]:.1g}) reproduces: identify tries only "
+                  "those decimals and the measured value, and at this storage "
+                  "precision and number of rows they may not pin it down")
     if worst is not None:
         row, column, deviation, envelope = worst
-        raise _Mismatch(f"the closest convention misses row {row}, column {column} by {deviation:.3g}, more "
-                        f"than angles formed in float32 explain ({envelope:.3g})")
+        raise _Mismatch(f"the closest convention misses row {row}, column {column} by "
+                        f"{deviation:.3g}, more "
+                        f"than angles formed in float32 explain ({envelope:.3g}): "
+                        "noise, or "
+                        "a table computed some other way" + unsure)
+    for candidate in searched[:2]:  # loosely: angles within about 1e-3 radians
+        omega = _frequencies(*candidate_args(candidate))
+        turn = np.exp(1j * (theta - _angles(sample, omega[:pairs])))
+        phase = np.angle(turn.sum(axis=0))
+        offset = _search_offset(phase, omega[:pairs], n, candidate.base, 12, 53,
+                                wide=False)
+        if offset is not None:
+            freq = _accurate(*candidate_args(candidate))
+            exact = _rebuild(live.astype(np.int64) + offset, reading, freq, width)
+            deviation = np.abs(data[live] - exact)
+            row, column = np.unravel_index(int(np.argmax(deviation)), deviation.shape)
+            near_miss = Identification(
+                reading.layout, candidate.family, candidate.base, offset, (), (),
+                "float64", 0.0, candidate.d_model, width, candidate.scale)
+            raise _Mismatch("the closest convention, "
+                            f"{_LAYOUT_NAMES[reading.layout]} with "
+                            f"{near_miss._frequency_text()}, "
+                            f"{_position_text(offset)}, misses row "
+                            f"{int(live[row])}, column {int(column)} by "
+                            f"{deviation[row, column]:.2g}, more than angles formed in "
+                            "float32 "
+                            "explain (noise, or a table computed some other way)")
     limit = _float32_limit(candidates[0].base)
     raise _Mismatch("no integer offset and base put every pair at its angle in every row, with angles formed "
                     f"in float64, or in float32 at positions below {limit:,} (identify does not test float32 "
                     "angles further out, where their errors grow to a large fraction of a radian in the fast "
                     "pairs): the rows are not at integer positions, the positions are scaled, the frequencies "
-                    "are not geometric, or the angles were formed in float32 far out")
+                    "are not geometric, or the angles were formed in float32 far out"
+                    + unsure)
+
+
+def _row_pattern(data: np.ndarray, run: np.ndarray) -> str:
+    """What the rows ``run`` repeat, if they do (the first 512 of them): equal rows
+    (positions clamped), or columns that repeat with a short period (a flattened
+    grid)."""
+    x = data[run[:512]]
+    rows = np.unique(x, axis=0, return_index=True, return_inverse=True)
+    if len(rows[0]) < len(x):
+        inverse = rows[2].ravel()
+        r = int(np.nonzero(np.bincount(inverse)[inverse] > 1)[0][0])
+        same = [int(run[j]) for j in np.nonzero(inverse == inverse[r])[0]]
+        return (f"rows {same[0]} and {same[1]} are equal, which no two positions give: "
+                "positions clamped (as Transformer-XL's clamp_len does) or repeated")
+    for period in range(2, min(len(x) // 2, 128) + 1):
+        repeat = np.all(x[period:] == x[:-period], axis=0)
+        if np.any(repeat):
+            return (f"{int(repeat.sum())} of its columns repeat every {period} rows: "
+                    "the rows look like the cells of a grid read row by row (a 2-D "
+                    "encoding flattened), not positions on a line")
+    return ""
+
+
+def _near_miss(data: np.ndarray, core: np.ndarray, live: np.ndarray) -> str:
+    """What a table whose pairs lie near, not on, the unit circle is: quantized, noisy,
+    or 2-D."""
+    x = data[np.ix_(live, core)]
+    for levels in (127, 128, 255, 256, 32767, 32768, 65535):
+        # a multiple k / levels, exactly or as float32 rounds it (2**-24 relative;
+        # 2**-22 leaves room for the division and the product here)
+        steps = x * levels
+        if np.all(np.abs(steps - np.round(steps)) <= np.abs(steps) * 2.0**-22):
+            return (f" Every entry is a multiple of 1/{levels} (to float32 "
+                    "rounding): a table quantized to "
+                    "integers (int8 or int16), which moves each entry by up to half a "
+                    "step.")
+    m = len(core)
+    if m % 4 == 0 and m >= 8:
+        quarter = m // 4
+        a = x[:, np.r_[0:quarter, 2 * quarter:3 * quarter]]
+        b = x[:, np.r_[quarter:2 * quarter, 3 * quarter:m]]
+        if np.abs(a * a + b * b - 1).max() <= 1e-5:
+            return (" Each half of its columns is a [sin | cos] table of its own: a "
+                    "2-D "
+                    "encoding (MAE's get_2d_sincos_pos_embed, say), whose rows are "
+                    "cells of "
+                    "a grid, not positions on a line.")
+    best = min(float(np.abs(data[np.ix_(live, r.sin)] ** 2
+                            + data[np.ix_(live, r.cos)] ** 2 - 1).max())
+               for r in _readings(core))
+    if best <= 0.05:
+        return (f" The closest layout misses the circle by {best:.2g}: a sinusoidal "
+                "table with noise "
+                "of about that size added (or trained away from a sinusoidal start).")
+    return ""
 
 
 def _describe_columns(data: np.ndarray, core: np.ndarray, run: np.ndarray, zero_rows: tuple) -> str:
@@ -683,9 +1091,10 @@ def identify(table: ArrayLike) -> Identification:
         consecutive non-zero rows (from which the frequencies are measured), or is not a
         sinusoidal encoding: the message says why (constant or zero, entries outside
         [-1, 1], equal columns as in a rotary cos/sin cache, columns that do not pair
-        into sines and cosines of one frequency, frequencies that are not geometric from 1,
-        rows that are not at integer positions, or deviations larger than float32 angles
-        explain).
+        into sines and cosines of one frequency, frequencies that are not geometric
+        (from 1, or from a first frequency that a tensor2tensor ``min_timescale`` near
+        the measured one explains), rows that are not at integer positions, or
+        deviations larger than float32 angles explain).
 
     Notes
     -----
@@ -696,10 +1105,20 @@ def identify(table: ArrayLike) -> Identification:
     the input: an array whose numbers are all float32 numbers counts as float32, all
     bfloat16 numbers as bfloat16, all float16 numbers as float16.
 
-    **Tables that fit more than one description.** The first in this order is returned:
-    base 10000, then the table's own width in the exponent, then the fewest significant
-    digits in the base, tensor2tensor's reading winning only with fewer digits than the
-    paper's. These cases are exact identities, not accidents of rounding: a single pair
+    **Tables that fit more than one description.** The candidates are ranked, and the
+    first that reproduces the table is returned: a base (or ``max_timescale``) of
+    exactly 10000 first; then the table's own width in the exponent before the widths
+    real code uses instead (see ``d_model``); then the fewest significant digits in the
+    base, tensor2tensor's reading counting half a digit more than the paper's. The
+    paper's base 10000 at a wider width ``D`` (the first columns of a width-``D``
+    interleaved table) counts as 3.25 digits at the table's own width: it is chosen
+    only when the own width needs a base of 4 or more digits. So the first 256 columns
+    of the paper's width-512 table come out as base 100 at width 256 (the same
+    frequencies, :math:`10000^{-2i/512} = 100^{-2i/256}`), with the width-512 reading
+    among ``alternatives``. With a ``min_timescale``, the candidates of its shortest
+    decimal come first. Which offsets are searched can also decide between candidates
+    that fit equally (the Notes on the offset). These cases are exact identities, not
+    accidents of rounding: a single pair
     (width 2, or 3 with a zero column) does not depend on the base and is reported as
     ``"interleaved"``, ``"paper"``, base 10000; and the paper's frequencies with base
     :math:`b` and width :math:`d = 2K` are tensor2tensor's with
@@ -718,6 +1137,16 @@ def identify(table: ArrayLike) -> Identification:
     differences are nearly multiples of every wavelength (a single pair: integers nearly
     a multiple of :math:`2\pi` apart, chapter 4); with float64 angles the best fit is
     the right one unless the stored numbers cannot tell them apart.
+
+    **Time.** Every entry is compared with the rebuilt table, in blocks of rows; the
+    time grows with the number of entries. An 8192 x 1024 table takes a few seconds
+    (3.6 to 4.8 s measured on a shared two-core machine under a load of about 7).
+    Tables whose angles were formed in float32, and half-precision tables, can take
+    much longer for their size: more candidates and offsets are searched and checked
+    before one fits. Measured on the same kind of machine (load about 4 to 7):
+    Whisper's 4096 x 512 table in bfloat16 7.1 to 10.6 s, its 1500 x 384 table in
+    float16 1.7 to 7.1 s, the first 32 columns of a width-512 table with float32
+    angles, 40 rows, 5.6 to 14.7 s.
 
     **The rebuilt table** is computed like :func:`sinusoidal`'s first rows: frequencies in
     double-double arithmetic, the angle reduced exactly, each entry within about half a unit
@@ -755,10 +1184,16 @@ def _identify(array: np.ndarray, *, backwards: bool) -> Identification:
         raise ValueError("table has fewer than 2 non-zero columns: a sinusoidal encoding has a sine and a cosine "
                          "of each frequency")
     largest = float(np.abs(data).max())
-    if largest > 1 + 2.0**-20:
+    if largest > 1.01:
         raise ValueError(f"table has entries up to {largest:.6g} in size, but sines and cosines lie in [-1, 1]: "
                          "not a sinusoidal encoding as it stands (scaled, by sqrt(d_model) say, or added to token "
                          "embeddings?)")
+    beyond = ""
+    if largest > 1 + 2.0**-20:
+        beyond = (f" Its entries reach 1 + {largest - 1:.2g}, slightly outside [-1, "
+                  "1]: noise, "
+                  "or sines and cosines from an inexact recurrence, not a scaled "
+                  "table.")
     if np.all(data[live] == data[live[0]]):
         raise ValueError("table is not a sinusoidal encoding: every non-zero row is the same")
     runs = _runs(live)
@@ -770,9 +1205,10 @@ def _identify(array: np.ndarray, *, backwards: bool) -> Identification:
     # Layouts that put every pair on the unit circle; the circle test does not see which column is the sine.
     tolerance = max(2.0**-16, 16 * 2.0**-bits)
     readings = []
+    sampled = _sample(live)
     for reading in _readings(core):
-        a, b = data[np.ix_(live, reading.sin)], data[np.ix_(live, reading.cos)]
-        if np.abs(a * a + b * b - 1).max() <= tolerance:
+        # the sampled rows first: a layout off the circle there is off it in the table
+        if all(_on_circle(data, reading, rows, tolerance) for rows in (sampled, live)):
             readings.append(reading)
     if not readings:
         # Equal columns, leaving out constant ones (the cosine of a slow pair can round to 1 in every row,
@@ -790,8 +1226,10 @@ def _identify(array: np.ndarray, *, backwards: bool) -> Identification:
             raise ValueError(f"table is a sinusoidal encoding scaled by {radius:.6g}: its (sine, cosine) pairs lie "
                              "on a circle of that radius, not 1; divide by it and ask again")
         raise ValueError("table is not a sinusoidal encoding: no layout of its columns into (sine, cosine) pairs "
-                         "puts every pair on the unit circle (sin**2 + cos**2 = 1)."
-                         + _describe_columns(data, core, run, zero_rows))
+                         "puts every pair on the unit circle (sin**2 + cos**2 = "
+                         "1)." + beyond
+                         + (_near_miss(data, core, live)
+                            or _describe_columns(data, core, run, zero_rows)))
 
     reasons = []
     for reading in readings:
@@ -802,16 +1240,25 @@ def _identify(array: np.ndarray, *, backwards: bool) -> Identification:
             continue
         if ident.layout == "interleaved_cos_first":
             raise ValueError(
-                "table holds the cosine in the even columns and the sine in the odd ones (cos, sin, cos, sin, "
-                f"...): otherwise it is the paper's encoding ({ident.frequencies} frequencies, base "
-                f"{ident.base:g}, offset {ident.offset}), but the paper's formula puts the sine first, "
-                "PE(pos, 2i) = sin(pos / 10000**(2i/d)); swap each pair of columns")
+                "table holds the cosine in the even columns and the sine in the odd "
+                "ones (cos, sin, cos, sin, ...): with each pair swapped it would be "
+                f"{ident._frequency_text()}, {_position_text(ident.offset)}, "
+                "but every convention identify names puts the sine of a pair before "
+                "its cosine (the paper's PE(pos, 2i) = sin(pos / 10000**(2i/d))); "
+                "swap each pair of columns and ask again")
         return ident
-    first = _backwards(array) if backwards else None
+    first = None
+    if backwards:
+        first = _backwards(data, readings, live, bits, zero_rows, zero_columns)
     if first is not None:
         raise ValueError(f"table runs backwards: row r holds position {first} - r (positions fall down the "
                          "rows); reverse its rows, table[::-1], and ask again")
-    raise ValueError("table is not a sinusoidal encoding of a known convention: " + "; ".join(reasons))
+    # a reading that fails at once for the direction of its first pair says nothing
+    if len(reasons) > 1:
+        kept = [r for r in reasons if not r.endswith("the first pair turns backwards")]
+        reasons = kept or reasons
+    raise ValueError("table is not a sinusoidal encoding of a known convention: "
+                     + "; ".join(reasons) + ("." + beyond if beyond else ""))
 
 
 def _table_array(table: Any) -> np.ndarray:
@@ -826,6 +1273,12 @@ def _table_array(table: Any) -> np.ndarray:
         if probe is not None and probe.dtype.kind == "c":
             raise TypeError("table must be an array of real numbers, got a complex array (the freqs_cis of "
                             "rotary code is complex: a rotary cache, not a position table)")
+        if probe is not None and probe.ndim == 3 and probe.shape[0] == 1:
+            raise ValueError(f"table must be a 2-D array, got shape {probe.shape}: a "
+                             "batch of "
+                             "one table (tensor2tensor's get_timing_signal_1d returns "
+                             "one); "
+                             "pass table[0]")
         if probe is not None and _validate.is_extension_float(probe.dtype):
             array = probe
         else:
@@ -862,10 +1315,56 @@ def _common_radius(data: np.ndarray, core: np.ndarray, live: np.ndarray) -> floa
     return None
 
 
-def _backwards(array: np.ndarray) -> int | None:
-    """If the table with its rows reversed is a known convention, the position of the input's row 0."""
-    try:
-        ident = _identify(array[::-1], backwards=False)
-    except ValueError:
-        return None
-    return ident.offset + len(array) - 1
+def _as_slice(index: np.ndarray) -> slice | np.ndarray:
+    """``index`` as the equal slice when it steps evenly upwards (a view, not a copy,
+    for basic indexing), else unchanged."""
+    index = np.asarray(index)
+    if len(index) == 0:
+        return index
+    first = int(index[0])
+    step = int(index[1]) - first if len(index) > 1 else 1
+    if step > 0 and np.array_equal(index, first + step * np.arange(len(index))):
+        return slice(first, first + step * (len(index) - 1) + 1, step)
+    return index
+
+
+def _take(data: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """``data[np.ix_(rows, columns)]``: the same entries in the same order, as a view
+    where the indices step evenly (for element-wise use and max, not for sums)."""
+    r, c = _as_slice(rows), _as_slice(columns)
+    if isinstance(r, slice) or isinstance(c, slice):
+        return data[r][:, c]
+    return data[np.ix_(r, c)]
+
+
+def _on_circle(data: np.ndarray, reading: _Reading, rows: np.ndarray,
+               tolerance: float) -> bool:
+    """Whether every pair of ``reading`` lies on the unit circle in ``rows``, within
+    ``tolerance``."""
+    a, b = _take(data, rows, reading.sin), _take(data, rows, reading.cos)
+    return bool(np.abs(a * a + b * b - 1).max() <= tolerance)
+
+
+def _backwards(data: np.ndarray, readings: list[_Reading], live: np.ndarray, bits: int,
+               zero_rows: tuple, zero_columns: tuple) -> int | None:
+    """If the table with its rows reversed is a known convention, the position of the
+    input's row 0.
+
+    The same steps as :func:`_identify` on ``data[::-1]``, without repeating what
+    reversing the rows does not change: the storage precision, the zero columns and the
+    layouts on the circle (``readings``)."""
+    n = len(data)
+    reverse = np.ascontiguousarray(data[::-1])
+    live_r = np.sort(n - 1 - live)
+    zero_rows_r = tuple(sorted(n - 1 - r for r in zero_rows))
+    run = max(_runs(live_r), key=len)[:4096]  # as _identify chooses it
+    for reading in readings:
+        try:
+            ident = _identify_reading(reverse, reading, live_r, run, bits, zero_rows_r,
+                                      zero_columns)
+        except _Mismatch:
+            continue
+        if ident.layout == "interleaved_cos_first":
+            return None  # _identify refuses it
+        return ident.offset + n - 1
+    return None

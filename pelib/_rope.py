@@ -611,6 +611,10 @@ def convert_rope_weights(
     (:doc:`/notebooks/08_which_encoding`) shows both, with numbers, and
     chapter 7 (:doc:`/notebooks/07_rope`) explains the two layouts.
 
+    Out of scope: fused query-key-value projections (GPT-NeoX's ``query_key_value``, Phi-3's
+    ``qkv_proj``), whose rows must be split into query, key and value first, and rotary
+    features that are not the first ``rotary_dim`` rows of each head.
+
     Parameters
     ----------
     w : array_like

@@ -114,7 +114,9 @@ def float_dtype(value: Any, name: str = "dtype") -> np.dtype:
         raise TypeError(f"{accepted}, got {describe(value)}")
     try:
         dtype = np.dtype(value)
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError, OverflowError, SyntaxError):
+        # NumPy parses a string with a comma as a record format, by Python's own parser:
+        # np.dtype(",") raises SyntaxError.
         raise TypeError(f"{accepted}, got {describe(value)}") from None
     if is_bfloat16(dtype):
         return dtype

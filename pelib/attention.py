@@ -860,24 +860,33 @@ def _project(x: np.ndarray, w: np.ndarray, out: np.ndarray) -> np.ndarray:
 
 
 def _forward(params: dict[str, np.ndarray], tokens: np.ndarray, encoding: str, base: float,
-             scratch: _Scratch | None = None) -> dict[str, Any]:
+             scratch: _Scratch | None = None, offset: int = 0,
+             rows: int = 0) -> dict[str, Any]:
     """The layer on validated tokens, keeping what the backward pass needs.
 
     x = E[tokens] (+ P), q = x W_Q, k = x W_K, v = x W_V (q, k rotated for rope),
     weights = causal softmax(q k^T / sqrt(d_k)), logits = weights v W_O.
+    The tokens sit at positions ``offset .. offset + length - 1``: the rows of the
+    tables (sinusoidal, learned, rotary angles) read there. ``rows`` (at least
+    ``offset + length``) is the size of the sinusoidal and rotary tables built and
+    cached for that, so that one table serves every offset of a training run; 0 means
+    ``offset + length``.
     The arrays are those of ``scratch`` (new ones without it), overwritten at the next call.
     """
     buf = _Scratch() if scratch is None else scratch
     b, n = tokens.shape
+    rows = max(rows, offset + n)
     d_model, d_k = params["w_q"].shape
     x = np.take(params["embedding"], tokens, axis=0, out=buf("x", b, n, d_model))
     if encoding == "sinusoidal":
-        x += _table(n, d_model, base)
+        x += _table(rows, d_model, base)[offset:offset + n]
     elif encoding == "learned":
-        x += params["positions"][:n]
+        x += params["positions"][offset:offset + n]
     q, k = _project(x, params["w_q"], buf("q", b, n, d_k)), _project(x, params["w_k"], buf("k", b, n, d_k))
     v = _project(x, params["w_v"], buf("v", b, n, params["w_v"].shape[1]))
-    turns = _turns(n, d_k, base) if encoding == "rope" else None
+    turns = None
+    if encoding == "rope":
+        turns = tuple(table[offset:offset + n] for table in _turns(rows, d_k, base))
     if turns is not None:
         q, k = _rotate(q, *turns, out=buf("q_turned", b, n, d_k)), _rotate(k, *turns, out=buf("k_turned", b, n, d_k))
     # the causal softmax of the scores, in place: masked keys get -inf, whose exponential is exactly 0
@@ -917,18 +926,20 @@ def _rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, out: np.ndarray | N
 
 
 def _loss_and_gradients(params: dict[str, np.ndarray], batch: Batch, encoding: str, base: float,
-                        scratch: _Scratch | None = None) -> tuple[float, dict[str, np.ndarray]]:
+                        scratch: _Scratch | None = None, offset: int = 0,
+                        rows: int = 0) -> tuple[float, dict[str, np.ndarray]]:
     """Mean cross-entropy over the counted positions of ``batch`` and its gradient for every parameter.
 
     The backward pass written out: the softmax's Jacobian row by row,
     ds = w * (dw - sum(dw * w)); rotary embedding is orthogonal, so its backward is the rotation
     by minus the position; each embedding row collects the gradients of the tokens that read it.
     The gradients are new arrays; the intermediate ones are those of ``scratch``.
+    ``offset`` and ``rows`` are those of :func:`_forward`.
     """
     buf = _Scratch() if scratch is None else scratch
     tokens, targets, mask = batch.tokens, batch.targets, batch.mask
     b, n = tokens.shape
-    cache = _forward(params, tokens, encoding, base, buf)
+    cache = _forward(params, tokens, encoding, base, buf, offset, rows)
     logits, weights, x, v = cache["logits"], cache["weights"], cache["x"], cache["v"]
     d_model, d_k = params["w_q"].shape
     z = logits - logits.max(axis=-1, keepdims=True)
@@ -962,7 +973,7 @@ def _loss_and_gradients(params: dict[str, np.ndarray], batch: Batch, encoding: s
     grads["embedding"] = _outer_sum(one_hot, d_x, buf)
     if encoding == "learned":
         grads["positions"] = np.zeros_like(params["positions"])
-        grads["positions"][:n] = d_x.sum(axis=0)
+        grads["positions"][offset:offset + n] = d_x.sum(axis=0)
     return loss, grads
 
 
@@ -978,7 +989,7 @@ def _outer_sum(a: np.ndarray, b: np.ndarray, scratch: _Scratch) -> np.ndarray:
 
 def train(task: Task, encoding: str, *, steps: int = 200, seed: int = 0, d_model: int = 32, d_k: int | None = None,
           batch: int = 32, length: int = 64, learning_rate: float = 0.01, max_length: int = 1024,
-          base: float = 10000.0) -> Model:
+          base: float = 10000.0, max_offset: int = 0) -> Model:
     r"""Train one causal attention layer on ``task``, deterministically, with Adam.
 
     The layer: token embeddings :math:`E` (vocab x d_model); the position information of
@@ -1000,7 +1011,14 @@ def train(task: Task, encoding: str, *, steps: int = 200, seed: int = 0, d_model
     with finite differences, and two whole steps with a loss, complex-step gradients and Adam
     written from this description). Everything is float64 and seeded: the same call gives the
     same numbers on the same machine. The learned table has ``max_length`` rows; those beyond
-    ``length`` get no gradient and keep their initial values. Chapter 6
+    ``length`` get no gradient and keep their initial values. With ``max_offset`` > 0,
+    every step instead places its sequences at positions ``o .. o + length - 1``, with
+    ``o`` drawn uniformly from ``0 .. max_offset`` (the same ``o`` for the whole batch)
+    by ``numpy.random.default_rng([seed, 2])``, a third stream that leaves the initial
+    weights and the token data as they are: the sinusoidal and learned rows and the
+    rotary angles are read there, so the layer is trained on windows of positions at
+    random offsets; the learned rows it reaches are those below ``max_offset + length``.
+    Chapter 6
     (:doc:`/notebooks/06_attention`) trains it with every encoding.
 
     Parameters
@@ -1019,9 +1037,13 @@ def train(task: Task, encoding: str, *, steps: int = 200, seed: int = 0, d_model
     learning_rate : float, default 0.01
         Adam's step size, finite, positive and at most 1.
     max_length : int, default 1024
-        Rows of the learned table, ``length`` to 16384 (read only with "learned").
+        Rows of the learned table, ``length`` to 16384; with any encoding it also bounds
+        ``max_offset`` (at most ``max_length - length``).
     base : float, default 10000.0
         The base of the sinusoidal table and of rotary embedding, finite and > 1.
+    max_offset : int, default 0
+        The largest offset of a step's positions, 0 to ``max_length - length`` (0: every
+        step uses positions ``0 .. length - 1``).
 
     Returns
     -------
@@ -1053,6 +1075,11 @@ def train(task: Task, encoding: str, *, steps: int = 200, seed: int = 0, d_model
         raise ValueError("base must be greater than 1, got 1.0")
     if task.lag >= length:
         raise ValueError(f"length must exceed the task's lag {task.lag}, or no position has an answer; got {length}")
+    max_offset = _validate.size(max_offset, "max_offset")
+    if max_offset + length > max_length:
+        raise ValueError(f"max_offset must be at most max_length - length = "
+                         f"{max_length - length} (the positions reached), "
+                         f"got max_offset={max_offset}")
     _validate.fits(batch * length * max(length, d_model, task.keys) * 8, 8, "batch and length")
     _validate.fits(max_length * d_model * 4, 8, "max_length and d_model")
     params = _init(task, encoding, d_model, d_k, max_length, seed)
@@ -1061,11 +1088,14 @@ def train(task: Task, encoding: str, *, steps: int = 200, seed: int = 0, d_model
     data = np.random.default_rng([seed, 1])
     losses = np.empty(steps)
     scratch = _Scratch()
+    offsets = np.random.default_rng([seed, 2])   # drawn only if max_offset > 0
     for step in range(1, steps + 1):
         sample = _sample(task, data, batch, length)
         while not sample.mask.any():  # a batch with no answer (possible only for tiny lengths): draw again
             sample = _sample(task, data, batch, length)
-        losses[step - 1], grads = _loss_and_gradients(params, sample, encoding, base, scratch)
+        offset = int(offsets.integers(0, max_offset + 1)) if max_offset else 0
+        losses[step - 1], grads = _loss_and_gradients(
+            params, sample, encoding, base, scratch, offset, max_offset + length)
         _adam(params, grads, first, second, step, learning_rate)
     return Model(task, encoding, base, params, losses)
 

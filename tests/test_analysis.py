@@ -108,6 +108,22 @@ def test_column_residuals_of_an_orthogonal_target():
     assert fit.residual == pytest.approx(math.sqrt(2 / 10), abs=1e-15)  # ||(0, 0, 1, -1)|| / ||target||
 
 
+def test_fit_drops_directions_below_the_default_cutoff():
+    # The Notes: lstsq's default cutoff eps * max(rows, columns) of the largest singular
+    # value. Source singular values 1 and s; the target is the second direction. Far
+    # below the cutoff (s = 1e-3 of it) the direction is dropped, and nothing of the
+    # target is fitted; far above (1e3 times) it is kept, and the fit is exact to
+    # rounding. Both are a factor 1e3 from the cutoff, beyond any LAPACK's error.
+    cutoff = np.finfo(np.float64).eps * 3
+    target = np.array([[0.0], [1.0], [0.0]])
+    residuals = []
+    for s in (1e-3 * cutoff, 1e3 * cutoff):
+        source = np.array([[1.0, 0.0], [0.0, s], [0.0, 0.0]])
+        residuals.append(pelib.fit_linear_map(source, target).residual)
+    assert residuals[0] == pytest.approx(1.0, abs=1e-12)
+    assert residuals[1] < 1e-12
+
+
 def test_fit_arguments():
     with pytest.raises(ValueError, match=r"^source and target must have the same number of rows"):
         pelib.fit_linear_map(np.zeros((3, 2)), np.zeros((4, 2)))

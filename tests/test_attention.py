@@ -313,22 +313,25 @@ def scratch_targets(task, tokens):
     return targets, counted
 
 
-def scratch_loss(params, tokens, targets, counted, encoding):
+def scratch_loss(params, tokens, targets, counted, encoding, offset=0):
     """Mean cross-entropy of the layer train documents, complex-safe (no max, no comparison) for complex steps.
 
     x = E[token] (+ the exact sinusoidal table, or + the learned rows); q, k, v = x W (q, k turned pair by pair by
     t * w_i for rope, w_i from the oracle); weights = causal softmax(q k / sqrt(d_k)); logits = weights v W_O.
+    The tokens sit at positions offset .. offset + n - 1 (train's max_offset).
     """
     n = tokens.shape[1]
+    where = range(offset, offset + n)
     d_model, d_k = params["w_q"].shape
     x = params["embedding"][tokens]
     if encoding == "sinusoidal":
-        x = x + oracle.encoding(range(n), d_model)
+        x = x + oracle.encoding(where, d_model)
     elif encoding == "learned":
-        x = x + params["positions"][:n]
+        x = x + params["positions"][offset:offset + n]
     q, k, v = (np.einsum("btd,dk->btk", x, params[name]) for name in ("w_q", "w_k", "w_v"))
     if encoding == "rope":
-        angle = np.arange(n)[:, None] * np.array([float(oracle.frequency(i, d_k)) for i in range(d_k // 2)])
+        frequencies = [float(oracle.frequency(i, d_k)) for i in range(d_k // 2)]
+        angle = np.array(where)[:, None] * np.array(frequencies)
         cos, sin = np.cos(angle), np.sin(angle)
 
         def turn(z):
@@ -400,6 +403,68 @@ def test_two_training_steps_match_a_computation_from_scratch(encoding, task):
         assert np.allclose(model.params[name], value, rtol=0, atol=1e-12), name
 
 
+@pytest.mark.parametrize("encoding", ["sinusoidal", "learned", "rope"])
+def test_gradients_at_an_offset_match_finite_differences(encoding):
+    task = attention.copy_back(2, vocab=5)
+    params = attention._init(task, encoding, 6, 4, 20, seed=2)
+    batch = attention._sample(task, np.random.default_rng(4), 2, 7)
+    offset = 9
+    at = dict(offset=offset, rows=20)
+    loss, grads = attention._loss_and_gradients(params, batch, encoding, 10000.0, **at)
+    targets, counted = scratch_targets(task, batch.tokens)
+    # the loss at positions 9..15, from the definition and the oracle's table: rounding
+    mine = scratch_loss(params, batch.tokens, targets, counted, encoding, offset)
+    assert loss == pytest.approx(mine, rel=1e-13)
+    at_zero = attention._loss_and_gradients(params, batch, encoding, 10000.0)[0]
+    if encoding == "rope":   # rotary scores depend on differences of positions only
+        assert at_zero == pytest.approx(loss, rel=1e-12)
+    else:                    # added tables: other rows, another loss
+        assert abs(at_zero - loss) > 1e-6
+    h = 1e-6
+    for name, value in params.items():
+        numeric = np.zeros_like(value)
+        for index in np.ndindex(value.shape):
+            old = value[index]
+            value[index] = old + h
+            plus = attention._loss_and_gradients(params, batch, encoding, 1e4, **at)[0]
+            value[index] = old - h
+            minus = attention._loss_and_gradients(params, batch, encoding, 1e4, **at)[0]
+            value[index] = old
+            numeric[index] = (plus - minus) / (2 * h)
+        # central differences, h = 1e-6: truncation ~h^2, rounding ~1e-16/h: about 1e-10
+        assert np.allclose(grads[name], numeric, rtol=1e-6, atol=1e-8), name
+    if encoding == "learned":   # only the rows read, 9..15, get a gradient
+        moved = np.flatnonzero(np.abs(grads["positions"]).sum(axis=1))
+        assert moved.tolist() == list(range(offset, offset + 7))
+
+
+@pytest.mark.parametrize("encoding", ["sinusoidal", "learned", "rope"])
+def test_random_offsets_follow_the_documented_draw(encoding):
+    """train(max_offset=...): offsets from default_rng([seed, 2]), the first loss at its
+    offset from the definition, unchanged initial weights and data."""
+    task, seed, length, max_offset = attention.copy_back(2, vocab=5), 4, 6, 13
+    recipe = dict(steps=3, seed=seed, d_model=4, batch=2, length=length,
+                  max_length=length + max_offset, learning_rate=0.05)
+    model = attention.train(task, encoding, max_offset=max_offset, **recipe)
+    draws = np.random.default_rng([seed, 2]).integers(0, max_offset + 1, size=3)
+    assert len(set(draws.tolist())) > 1            # the test sees different offsets
+    first = attention._init(task, encoding, 4, 4, length + max_offset, seed)
+    tokens = np.random.default_rng([seed, 1]).integers(0, task.vocab, size=(2, length))
+    targets, counted = scratch_targets(task, tokens)
+    # step 1 runs on the initial weights at the first offset drawn: the loss from the
+    # definition, to rounding
+    mine = scratch_loss(first, tokens, targets, counted, encoding, int(draws[0]))
+    assert model.losses[0] == pytest.approx(mine, rel=1e-13)
+    if encoding == "learned":   # the rows moved are exactly those of the offsets drawn
+        change = np.abs(model.params["positions"] - first["positions"]).sum(axis=1)
+        moved = np.flatnonzero(change)
+        reached = sorted({int(o) + j for o in draws for j in range(length)})
+        assert moved.tolist() == reached
+    plain = attention.train(task, encoding, **recipe)
+    mine = scratch_loss(first, tokens, targets, counted, encoding)
+    assert plain.losses[0] == pytest.approx(mine, rel=1e-13)
+
+
 def test_evaluate_counts_queries_after_start():
     model = attention.train(attention.copy_back(3, vocab=4), "none", steps=1, d_model=4, batch=2, length=8)
     assert model.evaluate(20, batch=3).queries == 3 * 17
@@ -436,6 +501,12 @@ def test_evaluate_counts_queries_after_start():
     (lambda: attention.train(attention.copy_back(1), "rope", d_model=6, d_k=3), ValueError, "d_k"),
     (lambda: attention.train(attention.copy_back(8), "rope", length=8), ValueError, "length"),
     (lambda: attention.train(attention.copy_back(1), "rope", learning_rate=2.0), ValueError, "learning_rate"),
+    (lambda: attention.train(attention.copy_back(1), "rope", max_offset=-1), ValueError,
+     "max_offset"),
+    (lambda: attention.train(attention.copy_back(1), "rope", max_offset=2.0), TypeError,
+     "max_offset"),
+    (lambda: attention.train(attention.copy_back(1), "rope", max_offset=961),
+     ValueError, "max_offset"),
     (lambda: attention.copy_back(1).sample(0, 5), ValueError, "batch"),
 ])
 def test_bad_input_is_refused_by_name(call, error, name):

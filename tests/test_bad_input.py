@@ -131,7 +131,7 @@ CASES = [
     Case("attention.previous_occurrence", attention.previous_occurrence, dict(keys=3, values=4)),
     Case("attention.train", attention.train, dict(task=attention.copy_back(1, vocab=4), encoding="rope", steps=2,
                                                   seed=1, d_model=4, d_k=2, batch=2, length=6, learning_rate=0.01,
-                                                  max_length=8, base=100.0)),
+                                                  max_length=8, base=100.0, max_offset=1)),
     Case("Task.sample", TASK.sample, dict(batch=2, length=6, seed=3)),
     Case("Model.forward", MODEL.forward, dict(tokens=[[0, 1, 2, 4]])),
     Case("Model.evaluate", MODEL.evaluate, dict(length=12, seed=2, batch=2, start=3)),

@@ -475,3 +475,27 @@ def test_large_tables_have_the_same_bits_whether_written_by_one_thread_or_two(mo
     assert np.array_equal(threaded, single)
     rows = [0, 1, 2047, 4095]
     assert oracle.error(threaded[rows], [12345 + r for r in rows], 1024).max() <= (5e-16 if dtype == np.float64 else 2.0**-24)
+
+
+@pytest.mark.parametrize("base", [1.0, 1.5, 10.0, 10000.0, 500000.0, 1e9])
+def test_bound_holds_for_every_base_of_at_least_1_at_adversarial_positions(base):
+    # 5e-16 is promised for base >= 1 below 2**31 (the docstrings): checked against mpmath
+    # at the top of the range, at numerators of convergents of pi and 2 pi (angles of pair
+    # 0 close to a multiple of pi) and at a fractional and a negative position.
+    positions = np.array([2**31 - 1, 2**31 - 2, 1686629713, 2137933793, 1725033,
+                          -(2**31 - 1), 1234567891.25])
+    for d in (16, 65):
+        table = pelib.encode(positions, d, base=base)
+        assert oracle.error(table, positions, d, base=base).max() <= 5e-16
+
+
+def test_the_docs_scope_the_bound_to_a_base_of_at_least_1():
+    # below 1 the bound fails (base 1e-6: more than 1e-5 near 2**31), so every place that
+    # states the 5e-16 bound must say "base of at least 1"
+    from pelib import _encoding
+
+    assert "For every base of at least 1" in _encoding.__doc__
+    assert "base of\n    at least 1" in _encoding._ACCURACY
+    positions = np.array([2**31 - 1])
+    error = oracle.error(pelib.encode(positions, 16, base=1e-6), positions, 16, base=1e-6)
+    assert error.max() > 1e-5

@@ -19,6 +19,7 @@ import pytest
 import bounds
 import oracle
 import pelib
+from pelib import _precision
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -175,8 +176,20 @@ def low_precision_errors(dtype, positions, d_model, base, tolerance=None):
 
 @pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16])
 @pytest.mark.parametrize(("d_model", "base"), [(32, 10000.0), (128, 500000.0), (9, 100.0)])
-@pytest.mark.parametrize("tolerance", [1e-3, 0.03, 0.1, 0.4])
+# 1.9, 29.7: limits past 2**p. Not 2.0: at d 32, pair 12 (w = 1/1000) has the error |298 - 300000 w| = 2
+# exactly, which the 200-bit w of low_precision_errors puts just above 2.
+@pytest.mark.parametrize("tolerance", [1e-3, 0.03, 0.1, 0.4, 1.9])
 def test_angle_limit_in_16_bits_against_its_arithmetic(dtype, d_model, base, tolerance):
+    check_angle_limit_in_16_bits(dtype, d_model, base, tolerance)
+
+
+# Far past 2**p: the reference loop is slow there (minutes in float16 at d 128), so two cases.
+@pytest.mark.parametrize(("d_model", "base"), [(9, 100.0), (32, 10000.0)])
+def test_angle_limit_in_16_bits_far_past_2_to_the_p(d_model, base):
+    check_angle_limit_in_16_bits(ml_dtypes.bfloat16, d_model, base, 29.7)
+
+
+def check_angle_limit_in_16_bits(dtype, d_model, base, tolerance):
     limit = pelib.angle_limit(d_model, dtype=dtype, tolerance=tolerance, base=base)
     positions = np.arange(0, limit + 2)
     errors = low_precision_errors(dtype, positions, d_model, base, tolerance)
@@ -290,3 +303,61 @@ def test_angle_limit_of_an_exact_frequency_in_float32(d_model, tolerance, base, 
         error = np.abs(t.astype(np.float64).astype(np.float32).astype(np.float64) - t)  # one rounding, exact diff
         assert error[t <= limit].max() <= tolerance
     assert float(round_bits(Fraction(limit + 1), 24)) == limit + 1 - (offset + 1)  # T + 1 rounds down: error > tol
+
+
+def test_floor_sum_against_a_loop():
+    # angle_limit's float64 search counts failures with floor sums: checked term by term.
+    rng = np.random.default_rng(5)
+    for n, m, a, b in rng.integers([0, 1, -300, -300], [40, 60, 300, 300], size=(2000, 4)):
+        n, m, a, b = int(n), int(m), int(a), int(b)
+        assert _precision._floor_sum(n, m, a, b) == sum((a * i + b) // m for i in range(n))
+    big = 2**200 + 12345  # the search's integers have hundreds of bits
+    assert _precision._floor_sum(7, big, 3 * big + 5, -big) == sum((3 * i - 1) for i in range(7))
+
+
+@pytest.mark.parametrize(("d_model", "base", "pair", "tolerance"), [
+    (4, 16 / 9, 1, 0.3),  # w^ = 0.75, three bits: the rounding has ties (M = 2) in the first rounded binade
+    (8, 10000.0, 1, 0.1),  # w = 1/10: errors of exactly 0.1 at a fifth of the positions (once minutes)
+    (8, 10000.0, 2, 1e-14)])
+def test_angle_limit_in_float64_around_its_limit(d_model, base, pair, tolerance):
+    # The positions before the limit hold and the next one fails, in mpmath against NumPy's float64 product.
+    limit = pelib.angle_limit(d_model, dtype=np.float64, tolerance=tolerance, base=base, pair=pair)
+    omega = oracle.frequency(pair, d_model, base)
+    w = float(omega)
+    with mpmath.workprec(200):
+        def error(t):
+            return abs(mpmath.mpf(float(t) * w) - t * omega)
+        start = max(0, limit - 3000)
+        assert max(error(t) for t in range(start, limit + 1)) <= tolerance
+        if limit < _precision.SEARCH_END:
+            assert error(limit + 1) > tolerance
+    if (d_model, pair, tolerance) == (8, 1, 0.1):
+        # w = 1/10 and w^ = 1/10 + 2**-57.4: errors are k/40 plus a drift t (w^ - w) < 0.0625 up to 2**53, and
+        # the first multiple of 1/40 above 0.1, 0.125, needs a drift of 0.0625 (half the spacing 1/8): none.
+        assert limit == _precision.SEARCH_END
+
+
+SLOW_CALLS = """
+import itertools, time, ml_dtypes, numpy as np, pelib
+worst = 0.0
+for dtype, d, tolerance, base in itertools.product(
+        [np.float64, np.float32, np.float16, ml_dtypes.bfloat16], [1, 3, 8, 65],
+        [1e-300, 1e-3, 0.1, 3.0, 1e8, 1e300], [1.0, 1.5, 1e4]):
+    start = time.process_time()
+    pelib.angle_limit(d, dtype=dtype, tolerance=tolerance, base=base)
+    worst = max(worst, time.process_time() - start)
+for tolerance in [1e-12, 0.1, 1e3]:  # float64 at the widest width accepted
+    start = time.process_time()
+    pelib.angle_limit(2**16, dtype=np.float64, tolerance=tolerance)
+    worst = max(worst, time.process_time() - start)
+print(worst)
+"""
+
+
+def test_precision_functions_never_run_for_minutes():
+    # angle_limit(8, float64, tolerance=0.1) once ran for minutes. Adversarial calls: every dtype, small widths,
+    # tolerances 1e-300 .. 1e300, bases 1 .. 1e4 (288 calls), and float64 at the widest width: each call must
+    # take under 20 s of CPU (about 7 s seen for float32 at tolerance 1e8), the whole run under 600 s.
+    result = subprocess.run([sys.executable, "-c", SLOW_CALLS], capture_output=True, text=True, timeout=600,
+                            check=True)
+    assert float(result.stdout) < 20.0

@@ -295,6 +295,34 @@ def test_jadore_2018_is_the_paper_interleaved_with_row_padding_idx_zeroed(d_mode
     assert_within(table, expected, stored_float64(POSITIONS, column_frequencies(omega, "interleaved", d_model)))
 
 
+@pytest.mark.parametrize("d_model", [4, 7, 64])
+def test_jadore_method_is_the_paper_interleaved_with_no_zero_row(d_model):
+    table = transcriptions.jadore_positional_encoding_table(len(POSITIONS), d_model)
+    assert table.dtype == np.float32 and table.shape == (1, len(POSITIONS), d_model)
+    omega = paper((d_model + 1) // 2, d_model)
+    expected = exact(POSITIONS, omega, "interleaved", d_model)
+    w = column_frequencies(omega, "interleaved", d_model)
+    assert_within(table[0], expected, stored_float64(POSITIONS, w))
+    # position 0 is a row of the table, not a zero row: sin 0 = 0 and cos 0 = 1 exactly
+    assert np.array_equal(table[0, 0, 1::2], np.ones(d_model // 2, dtype=np.float32))
+    # the 2018 module function does the same NumPy operations: bit for bit without
+    # padding_idx
+    module_function = transcriptions.jadore_sinusoid_table(len(POSITIONS), d_model)
+    assert np.array_equal(table[0], module_function)
+
+
+def test_rows_read_by_jadore_and_tensor2tensor_start_at_row_0():
+    # jadore (ecfe240) adds pos_table[:, :x.size(1)]: index t reads row t; tensor2tensor
+    # (16d59abb) adds get_timing_signal_1d(length, ..., start_index): row t + start_index
+    assert transcriptions.jadore_rows(5).tolist() == [0, 1, 2, 3, 4]
+    assert transcriptions.tensor2tensor_rows(4).tolist() == [0, 1, 2, 3]
+    assert transcriptions.tensor2tensor_rows(3, start_index=2).tolist() == [2, 3, 4]
+    # the row a token reads is the row its position's table would give at start_index
+    signal = transcriptions.tensor2tensor(6, 8)[0]
+    shifted = transcriptions.tensor2tensor(3, 8, start_index=2)[0]
+    assert np.array_equal(signal[transcriptions.tensor2tensor_rows(3, start_index=2)], shifted)
+
+
 def test_the_bug_is_not_the_paper():
     # Column j at base^(-2j/d) instead of base^(-2(j//2)/d): already column 1 (a cosine) is off at position 1.
     bug = transcriptions.deepctr_positional_encoding(len(POSITIONS), 16)
@@ -334,9 +362,45 @@ def wrong_conventions():
          stored_float64(POSITIONS, w_t2t)),
         ("jadore without its zero row", jadore, exact(POSITIONS, omega16, "interleaved"),
          stored_float64(POSITIONS, w_paper)),
+        ("jadore's method as [sin | cos]",
+         transcriptions.jadore_positional_encoding_table(n, 16)[0],
+         exact(POSITIONS, omega16, "concat"), stored_float64(POSITIONS, w_paper)),
     ]
 
 
 def test_wrong_conventions_fail():
     passed = [name for name, table, expected, bound in wrong_conventions() if within(table, expected, bound)]
     assert not passed
+
+
+def test_hf_llama_rope_steps_in_the_types_named():
+    # The parameters say which step is in which type (Hugging Face 5dd4a635 forces
+    # float32 angles, rounds cos/sin to the model's type). Checked step by step on
+    # an input [1..1, 0..0], whose output is [cos | sin] exactly (1 * c + 0 * s).
+    import ml_dtypes
+
+    bf16, d = ml_dtypes.bfloat16, 16
+    positions = np.array([0, 1, 255, 4096, 65537])
+    x = np.tile(np.r_[np.ones(d // 2), np.zeros(d // 2)], (len(positions), 1))
+    exponents = np.arange(0, d, 2).astype(np.float32) / np.float32(d)
+    inv = np.float32(1) / np.float32(10000) ** exponents
+    routes = {  # (angle_dtype, inv_freq_dtype): the frequencies the product uses
+        (np.float32, None): inv,
+        (np.float32, bf16): inv.astype(bf16).astype(np.float32),
+    }
+    for (angle_dtype, inv_dtype), freq in routes.items():
+        got = transcriptions.hf_llama_rope(x, positions, dtype=bf16,
+                                           angle_dtype=angle_dtype,
+                                           inv_freq_dtype=inv_dtype)
+        angles = positions.astype(np.float32)[:, None] * freq[None, :]
+        want = np.hstack([np.cos(angles), np.sin(angles)]).astype(bf16)
+        assert got.dtype == bf16 and np.array_equal(got, want)
+    # the default: every step in dtype (positions rounded to bfloat16: 65,537 -> 65,536)
+    every = transcriptions.hf_llama_rope(x, positions, dtype=bf16)
+    at_65536 = transcriptions.hf_llama_rope(x, [65536], dtype=bf16)[0]
+    assert np.array_equal(every[-1], at_65536)
+    f32 = transcriptions.hf_llama_rope(x, positions, dtype=bf16, angle_dtype=np.float32)
+    assert not np.array_equal(every[-1], f32[-1])
+    f32_default = transcriptions.hf_llama_rope(x, positions)
+    f32_named = transcriptions.hf_llama_rope(x, positions, angle_dtype=np.float32)
+    assert np.array_equal(f32_default, f32_named)

@@ -67,7 +67,9 @@ def test_bad_layout(value, error):
         call_sinusoidal(layout=value)
 
 
-@pytest.mark.parametrize("value", [int, np.int32, "int64", bool, np.complex128, complex, object, "nonsense", None, 3])
+@pytest.mark.parametrize(
+    "value", [int, np.int32, "int64", bool, np.complex128, complex, object, "nonsense", None, 3, ",", "f8,"]
+)
 def test_bad_dtype(value):
     with pytest.raises(TypeError, match=r"^dtype must be a NumPy floating dtype"):
         call_sinusoidal(dtype=value)
