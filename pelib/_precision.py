@@ -95,10 +95,11 @@ def _round_fraction(x: Fraction, fmt: _Format) -> Fraction | float:
 
 def _round_near(hi: float, lo: float, fmt: _Format) -> float | None:
     """hi + lo (|lo| <= 2**-52 |hi|, 0 < hi <= 1) rounded to ``fmt`` as :func:`_round_fraction` does, or
-    None when hi lies within 2**-30 of a spacing of a midpoint (or of a binade's edge), where only
-    the exact rounding decides. Elsewhere lo cannot move hi across a midpoint, and rounding hi
-    scales it by a power of two, takes ``numpy.rint`` of a float with at most 53 bits and scales
-    back: all exact.
+    None when hi lies within 2**-30 of a spacing of a midpoint (or of a binade's edge), or lo is
+    at least hi's distance to the nearest midpoint (in float64, whose midpoints lie half a unit
+    from hi, any lo of half a unit or more), where only the exact rounding decides. Elsewhere lo
+    cannot move hi across a midpoint, and rounding hi scales it by a power of two, takes
+    ``numpy.rint`` of a float with at most 53 bits and scales back: all exact.
     """
     if not 0.0 < hi <= 1.0 or abs(lo) > 2.0**-52 * hi:
         return None
@@ -108,7 +109,7 @@ def _round_near(hi: float, lo: float, fmt: _Format) -> float | None:
     quantum = max(exponent - 1, fmt.min_exp) - fmt.bits + 1
     scaled = math.ldexp(hi, -quantum)
     fraction = scaled - math.floor(scaled)
-    if abs(fraction - 0.5) < 2.0**-30:
+    if abs(fraction - 0.5) < 2.0**-30 or abs(lo) >= math.ldexp(abs(fraction - 0.5), quantum):
         return None
     return math.ldexp(float(np.rint(scaled)), quantum)
 

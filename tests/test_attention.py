@@ -241,15 +241,20 @@ def test_gradients_match_finite_differences(encoding, task):
     batch = attention._sample(task, np.random.default_rng(5), 3, 9)
     _, grads = attention._loss_and_gradients(params, batch, encoding, 10000.0)
     assert sorted(grads) == sorted(params)
+    assert_gradients_match(grads, params, lambda: attention._loss_and_gradients(params, batch, encoding, 1e4)[0])
+
+
+def assert_gradients_match(grads, params, loss):
+    """Compare ``grads`` with central differences of ``loss()`` in every entry of ``params`` (changed in place)."""
     h = 1e-6
     for name, value in params.items():
         numeric = np.zeros_like(value)
         for index in np.ndindex(value.shape):
             old = value[index]
             value[index] = old + h
-            plus, _ = attention._loss_and_gradients(params, batch, encoding, 10000.0)
+            plus = loss()
             value[index] = old - h
-            minus, _ = attention._loss_and_gradients(params, batch, encoding, 10000.0)
+            minus = loss()
             value[index] = old
             numeric[index] = (plus - minus) / (2 * h)
         # central differences with h = 1e-6 in float64: truncation ~h^2 and rounding ~1e-16/h, about 1e-10
@@ -420,19 +425,7 @@ def test_gradients_at_an_offset_match_finite_differences(encoding):
         assert at_zero == pytest.approx(loss, rel=1e-12)
     else:                    # added tables: other rows, another loss
         assert abs(at_zero - loss) > 1e-6
-    h = 1e-6
-    for name, value in params.items():
-        numeric = np.zeros_like(value)
-        for index in np.ndindex(value.shape):
-            old = value[index]
-            value[index] = old + h
-            plus = attention._loss_and_gradients(params, batch, encoding, 1e4, **at)[0]
-            value[index] = old - h
-            minus = attention._loss_and_gradients(params, batch, encoding, 1e4, **at)[0]
-            value[index] = old
-            numeric[index] = (plus - minus) / (2 * h)
-        # central differences, h = 1e-6: truncation ~h^2, rounding ~1e-16/h: about 1e-10
-        assert np.allclose(grads[name], numeric, rtol=1e-6, atol=1e-8), name
+    assert_gradients_match(grads, params, lambda: attention._loss_and_gradients(params, batch, encoding, 1e4, **at)[0])
     if encoding == "learned":   # only the rows read, 9..15, get a gradient
         moved = np.flatnonzero(np.abs(grads["positions"]).sum(axis=1))
         assert moved.tolist() == list(range(offset, offset + 7))

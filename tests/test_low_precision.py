@@ -361,3 +361,23 @@ def test_precision_functions_never_run_for_minutes():
     result = subprocess.run([sys.executable, "-c", SLOW_CALLS], capture_output=True, text=True, timeout=600,
                             check=True)
     assert float(result.stdout) < 20.0
+
+
+@pytest.mark.parametrize("units", [0.25, 0.5, 1.0, 2.0])
+def test_round_near_never_answers_when_lo_can_cross_a_midpoint(units):
+    """_round_near rounds hi + lo (|lo| <= 2**-52 hi) without the exact sum only where lo cannot
+    move hi across a midpoint of the format: checked against Fraction arithmetic."""
+    from fractions import Fraction
+
+    from pelib import _precision
+
+    for fmt in (_precision._FLOAT64, _precision._Format("float32", 24, -126, 127)):
+        for hi in (0.7, 0.3 + 2**-40, 1 / 3, 0.999):
+            for sign in (1, -1):
+                lo = sign * units * math.ulp(hi)
+                got = _precision._round_near(hi, lo, fmt)
+                exact = Fraction(hi) + Fraction(lo)
+                if got is not None:
+                    assert Fraction(got) == _precision._round_fraction(exact, fmt)
+    # float64: a lo of a whole unit moves hi to its neighbour, so no fast answer
+    assert _precision._round_near(0.7, math.ulp(0.7), _precision._FLOAT64) is None
