@@ -17,7 +17,7 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.
 # The site is rebuilt from scratch, so a page whose source was renamed or removed does not linger.
 BUILD := rm -rf _build/html && jupyter-book build . --all --warningiserror --nitpick --keep-going --quiet
 
-.PHONY: help env assets book test test-workflows test-python test-notebooks test-other-machine test-book \
+.PHONY: help env assets book test test-lint test-workflows test-python test-notebooks test-other-machine test-book \
 	test-browser browser bench lab clean
 
 help:
@@ -58,6 +58,9 @@ $(STAMP): requirements.txt pyproject.toml jupyter/ipython_kernel_config.py
 	@echo "Installing the pinned requirements (requirements.txt) and pelib into $(VENV)"
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@# The oracle is not part of pelib's distribution: a .pth file puts the repository on the path of
+	@# this environment only, so notebooks and tests import it from here.
+	@$(BIN)/python -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_path("purelib"), "pe_book_oracle.pth").write_text("$(CURDIR)\n")'
 	@problems=$$($(BIN)/python -m pip check) || { echo "$$problems"; exit 1; }
 	@mkdir -p $(VENV)/etc/ipython && cp jupyter/ipython_kernel_config.py $(VENV)/etc/ipython/
 	@touch $@
@@ -67,7 +70,13 @@ book: $(STAMP) $(VENDOR)
 	$(BUILD)
 	@echo "Or serve it: python3 -m http.server --directory _build/html 8000"
 
-test: test-workflows test-python test-notebooks test-other-machine test-book test-browser
+test: test-lint test-workflows test-python test-notebooks test-other-machine test-book test-browser
+
+# Style, before anything slow: ruff, pinned in requirements.txt, with the rules and their reasons in
+# pyproject.toml ([tool.ruff]).
+test-lint: $(STAMP)
+	ruff format --check --quiet .
+	ruff check --quiet .
 
 # The CI workflow and .ci/run, linted: actionlint (with shellcheck on every `run:` block) and
 # shellcheck, both pinned in requirements.txt so every machine lints alike.

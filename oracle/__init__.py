@@ -55,31 +55,43 @@ MIN_BITS = 160
 
 
 def to_mpf(value) -> mpmath.mpf:
-    """``value`` as an mpmath number: exactly for ints, mpmath numbers and floats of every NumPy width;
-    a Fraction to :data:`MIN_BITS` bits beyond its own numerator and denominator."""
+    """``value`` as an mpmath number: exactly for ints, mpmath numbers and floats of
+    every NumPy width; a Fraction to :data:`MIN_BITS` bits beyond its own numerator and
+    denominator."""
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"a position must be a number, got {value!r}")
     if isinstance(value, mpmath.mpf):
         return value
-    if isinstance(value, np.floating) and value.dtype == np.longdouble and np.finfo(np.longdouble).nmant > 52:
+    if (
+        isinstance(value, np.floating)
+        and value.dtype == np.longdouble
+        and np.finfo(np.longdouble).nmant > 52
+    ):
         mantissa, exponent = np.frexp(value)
         bits = np.finfo(np.longdouble).nmant + 1
-        return mpmath.ldexp(mpmath.mpf(int(mantissa * np.longdouble(2) ** bits)), int(exponent) - bits)
+        return mpmath.ldexp(
+            mpmath.mpf(int(mantissa * np.longdouble(2) ** bits)), int(exponent) - bits
+        )
     if isinstance(value, Integral):
         value = int(value)
-        with mpmath.workprec(max(mpmath.mp.prec, value.bit_length() + 1)):  # exactly, however large
+        with mpmath.workprec(
+            max(mpmath.mp.prec, value.bit_length() + 1)
+        ):  # exactly, however large
             return mpmath.mpf(value)
     if isinstance(value, Fraction):
         bits = MIN_BITS + value.numerator.bit_length() + value.denominator.bit_length()
         with mpmath.workprec(max(mpmath.mp.prec, bits)):
             return mpmath.mpf(value.numerator) / value.denominator
     if isinstance(value, Real):
-        return mpmath.mpf(float(value))  # every float16/32/64 value is a float64 exactly
+        return mpmath.mpf(
+            float(value)
+        )  # every float16/32/64 value is a float64 exactly
     raise TypeError(f"expected a real number, got {type(value).__name__} {value!r}")
 
 
 def working_precision(largest: float) -> int:
-    """Bits of working precision for angles up to ``largest`` radians (plus the guard bits)."""
+    """Bits of working precision for angles up to ``largest`` radians (plus the guard
+    bits)."""
     return GUARD_BITS + max(1, int(abs(largest)).bit_length())
 
 
@@ -96,22 +108,27 @@ def _precision() -> int:
 
 
 def frequency(i: int, d_model: int, base=10000) -> mpmath.mpf:
-    r"""The paper's angular frequency :math:`\omega_i = \text{base}^{-2i/d}`, to at least :data:`MIN_BITS` bits."""
+    r"""The paper's angular frequency :math:`\omega_i = \text{base}^{-2i/d}`, to at
+    least :data:`MIN_BITS` bits."""
     with mpmath.workprec(_precision()):
         return _base(base) ** (-mpmath.mpf(2 * i) / d_model)
 
 
 def wavelength(i: int, d_model: int, base=10000) -> mpmath.mpf:
-    r""":math:`\lambda_i = 2\pi\,\text{base}^{2i/d}`, in positions per turn, to at least :data:`MIN_BITS` bits."""
+    r""":math:`\lambda_i = 2\pi\,\text{base}^{2i/d}`, in positions per turn, to at least
+    :data:`MIN_BITS` bits."""
     with mpmath.workprec(_precision()):
         return 2 * mpmath.pi / frequency(i, d_model, base)
 
 
-def timescale_frequency(k: int, channels: int, min_timescale=1, max_timescale=10000) -> mpmath.mpf:
-    r"""tensor2tensor's inverse timescale :math:`\nu_k`, as its formula says it in exact arithmetic (:data:`MIN_BITS` bits).
+def timescale_frequency(
+    k: int, channels: int, min_timescale=1, max_timescale=10000
+) -> mpmath.mpf:
+    r"""tensor2tensor's inverse timescale :math:`\nu_k`, as its formula says it in exact
+    arithmetic (:data:`MIN_BITS` bits).
 
-    :math:`\nu_k = \text{min} \cdot \exp(-k \log(\text{max}/\text{min}) / \max(K - 1, 1))`
-    with :math:`K = \lfloor \text{channels}/2 \rfloor` (the code multiplies by
+    :math:`\nu_k = \text{min} \cdot \exp(-k \log(\text{max}/\text{min}) / \max(K - 1,
+    1))` with :math:`K = \lfloor \text{channels}/2 \rfloor` (the code multiplies by
     ``min_timescale``; chapter 2 discusses it).
     """
     lo, hi = to_mpf(min_timescale), to_mpf(max_timescale)
@@ -121,16 +138,26 @@ def timescale_frequency(k: int, channels: int, min_timescale=1, max_timescale=10
 
 
 def _columns(d_model: int, layout: str) -> list[tuple[int, str]]:
-    """(frequency index, 'sin' or 'cos') of each column of a table of the given layout."""
+    """(frequency index, 'sin' or 'cos') of each column of a table of the given
+    layout."""
     if layout == "interleaved":
         return [(j // 2, "sin" if j % 2 == 0 else "cos") for j in range(d_model)]
     if layout == "concat":
         n_sin = (d_model + 1) // 2
-        return [(j, "sin") for j in range(n_sin)] + [(j, "cos") for j in range(d_model // 2)]
+        return [(j, "sin") for j in range(n_sin)] + [
+            (j, "cos") for j in range(d_model // 2)
+        ]
     raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
 
 
-def exact(positions: Iterable, d_model: int, *, base=10000, layout: str = "interleaved", frequencies=None):
+def exact(
+    positions: Iterable,
+    d_model: int,
+    *,
+    base=10000,
+    layout: str = "interleaved",
+    frequencies=None,
+):
     """The exact encoding as mpmath numbers: a list of rows, one per position.
 
     ``frequencies`` replaces the paper's :func:`frequency` by another list of mpmath
@@ -149,12 +176,20 @@ def exact(positions: Iterable, d_model: int, *, base=10000, layout: str = "inter
         rows = []
         for p in points:
             pairs = [mpmath.cos_sin(p * w) for w in omega]
-            rows.append([+pairs[i][1] if kind == "sin" else +pairs[i][0] for i, kind in columns])
+            rows.append(
+                [+pairs[i][1] if kind == "sin" else +pairs[i][0] for i, kind in columns]
+            )
     return rows
 
 
-def encoding(positions: Iterable, d_model: int, *, base=10000, layout: str = "interleaved",
-             frequencies=None) -> np.ndarray:
+def encoding(
+    positions: Iterable,
+    d_model: int,
+    *,
+    base=10000,
+    layout: str = "interleaved",
+    frequencies=None,
+) -> np.ndarray:
     """The exact encoding of each position, rounded once to the nearest float64.
 
     An array of shape ``(len(positions), d_model)``; each entry is within half a unit in
@@ -162,11 +197,20 @@ def encoding(positions: Iterable, d_model: int, *, base=10000, layout: str = "in
     those of :func:`exact`.
     """
     rows = exact(positions, d_model, base=base, layout=layout, frequencies=frequencies)
-    return np.array([[float(v) for v in row] for row in rows], dtype=np.float64).reshape(len(rows), d_model)
+    return np.array(
+        [[float(v) for v in row] for row in rows], dtype=np.float64
+    ).reshape(len(rows), d_model)
 
 
-def error(values, positions: Iterable, d_model: int, *, base=10000, layout: str = "interleaved",
-          frequencies=None) -> np.ndarray:
+def error(
+    values,
+    positions: Iterable,
+    d_model: int,
+    *,
+    base=10000,
+    layout: str = "interleaved",
+    frequencies=None,
+) -> np.ndarray:
     """``|values - exact|`` entry by entry, the difference formed in mpmath.
 
     ``values`` is a table of any floating type (float16 to long double) whose row ``r``
@@ -177,25 +221,43 @@ def error(values, positions: Iterable, d_model: int, *, base=10000, layout: str 
     values = np.asarray(values)
     rows = exact(positions, d_model, base=base, layout=layout, frequencies=frequencies)
     if values.shape != (len(rows), d_model):
-        raise ValueError(f"values has shape {values.shape}, expected {(len(rows), d_model)}")
+        raise ValueError(
+            f"values has shape {values.shape}, expected {(len(rows), d_model)}"
+        )
     with mpmath.workprec(200):
-        return np.array([[float(abs(to_mpf(v) - e)) for v, e in zip(vrow, erow)]
-                         for vrow, erow in zip(values, rows)], dtype=np.float64).reshape(values.shape)
+        return np.array(
+            [
+                [float(abs(to_mpf(v) - e)) for v, e in zip(vrow, erow, strict=True)]
+                for vrow, erow in zip(values, rows, strict=True)
+            ],
+            dtype=np.float64,
+        ).reshape(values.shape)
 
 
 def ulps(errors, dtype=np.float64) -> np.ndarray:
-    """Errors in units of ``2**-53`` (float64) or ``2**-24`` (float32): the spacing of numbers just below 1."""
+    """Errors in units of ``2**-53`` (float64) or ``2**-24`` (float32): the spacing of
+    numbers just below 1."""
     return np.asarray(errors, dtype=np.float64) / np.finfo(dtype).epsneg
 
 
-def timing_signal(positions: Iterable, channels: int, *, min_timescale=1, max_timescale=10000) -> np.ndarray:
-    """tensor2tensor's ``[sin | cos]`` signal (plus a zero column for odd ``channels``), exactly, as float64."""
+def timing_signal(
+    positions: Iterable, channels: int, *, min_timescale=1, max_timescale=10000
+) -> np.ndarray:
+    """tensor2tensor's ``[sin | cos]`` signal (plus a zero column for odd ``channels``),
+    exactly, as float64."""
     count = channels // 2
     points = [to_mpf(p) for p in positions]
     largest = max((abs(p) for p in points), default=mpmath.mpf(0))
     with mpmath.workprec(working_precision(largest * to_mpf(min_timescale))):
-        nu = [timescale_frequency(k, channels, min_timescale, max_timescale) for k in range(count)]
-        rows = exact(points, 2 * count, layout="concat", frequencies=nu) if count else [[] for _ in points]
+        nu = [
+            timescale_frequency(k, channels, min_timescale, max_timescale)
+            for k in range(count)
+        ]
+        rows = (
+            exact(points, 2 * count, layout="concat", frequencies=nu)
+            if count
+            else [[] for _ in points]
+        )
     table = np.zeros((len(points), channels))
     for r, row in enumerate(rows):
         table[r, : 2 * count] = [float(v) for v in row]
@@ -203,17 +265,26 @@ def timing_signal(positions: Iterable, channels: int, *, min_timescale=1, max_ti
 
 
 def dot(offset, d_model: int, base=10000) -> float:
-    r""":math:`\sum_i \cos(\omega_i k)` for an even width: the dot product of two rows ``offset`` apart."""
+    r""":math:`\sum_i \cos(\omega_i k)` for an even width: the dot product of two rows
+    ``offset`` apart."""
     k = to_mpf(offset)
     with mpmath.workprec(working_precision(k)):
-        return float(mpmath.fsum(mpmath.cos(k * frequency(i, d_model, base)) for i in range(d_model // 2)))
+        return float(
+            mpmath.fsum(
+                mpmath.cos(k * frequency(i, d_model, base)) for i in range(d_model // 2)
+            )
+        )
 
 
 def distance(offset, d_model: int, base=10000) -> float:
-    r""":math:`\lVert PE(t + k) - PE(t) \rVert = \sqrt{\sum_i 4 \sin^2(\omega_i k / 2)}` for an even width."""
+    r""":math:`\lVert PE(t + k) - PE(t) \rVert = \sqrt{\sum_i 4 \sin^2(\omega_i k / 2)}`
+    for an even width."""
     k = to_mpf(offset)
     with mpmath.workprec(working_precision(k)):
-        total = mpmath.fsum(4 * mpmath.sin(k * frequency(i, d_model, base) / 2) ** 2 for i in range(d_model // 2))
+        total = mpmath.fsum(
+            4 * mpmath.sin(k * frequency(i, d_model, base) / 2) ** 2
+            for i in range(d_model // 2)
+        )
         return float(mpmath.sqrt(total))
 
 
@@ -223,12 +294,16 @@ def least_squares(source, target, *, affine: bool = False, digits: int = 80):
     ``source`` and ``target`` are lists of rows of numbers (mpmath numbers, e.g. from
     :func:`exact`, or floats). The normal equations are solved with ``digits`` decimal
     digits, enough for condition numbers up to about ``10**(digits / 2 - 10)``. Returns
-    ``(matrix, offset, column_residuals)``: the map as nested lists of mpmath numbers (``offset``
-    is None for a linear fit) and, as float64, the relative residual
-    ``||fit - target|| / ||target||`` of each target column (the absolute one for a zero column).
+    ``(matrix, offset, column_residuals)``: the map as nested lists of mpmath numbers
+    (``offset`` is None for a linear fit) and, as float64, the relative residual ``||fit
+    - target|| / ||target||`` of each target column (the absolute one for a zero
+    column).
     """
     with mpmath.workdps(digits):
-        rows = [[mpmath.mpf(v) for v in row] + ([mpmath.mpf(1)] if affine else []) for row in source]
+        rows = [
+            [mpmath.mpf(v) for v in row] + ([mpmath.mpf(1)] if affine else [])
+            for row in source
+        ]
         goal = [[mpmath.mpf(v) for v in row] for row in target]
         a, b = mpmath.matrix(rows), mpmath.matrix(goal)
         gram, moment = a.T * a, a.T * b
@@ -249,14 +324,17 @@ def least_squares(source, target, *, affine: bool = False, digits: int = 80):
     return matrix, offset, np.array(residuals)
 
 
-# --- the formula in plain Python, entry by entry ---------------------------------------
+# --- the formula in plain Python, entry by entry --------------------------------------
 
 
-def formula_row(pos, d_model: int, base: float = 10000.0, layout: str = "interleaved") -> list[float]:
-    """PE(pos) evaluated with ``math.sin``/``math.cos`` of ``pos / base ** (2i / d_model)``, one entry at a time.
+def formula_row(
+    pos, d_model: int, base: float = 10000.0, layout: str = "interleaved"
+) -> list[float]:
+    """PE(pos) evaluated with ``math.sin``/``math.cos`` of ``pos / base ** (2i /
+    d_model)``, one entry at a time.
 
-    The angle is rounded to double precision before its sine is taken, so an entry can be
-    off by about ``|pos| * 2**-52``; use :func:`encoding` where that matters.
+    The angle is rounded to double precision before its sine is taken, so an entry can
+    be off by about ``|pos| * 2**-52``; use :func:`encoding` where that matters.
     """
     out = []
     for i, kind in _columns(d_model, layout):
@@ -265,7 +343,12 @@ def formula_row(pos, d_model: int, base: float = 10000.0, layout: str = "interle
     return out
 
 
-def formula_table(n_positions: int, d_model: int, base: float = 10000.0, start=0,
-                  layout: str = "interleaved") -> list[list[float]]:
+def formula_table(
+    n_positions: int,
+    d_model: int,
+    base: float = 10000.0,
+    start=0,
+    layout: str = "interleaved",
+) -> list[list[float]]:
     """Rows ``start .. start + n_positions - 1`` of :func:`formula_row`."""
     return [formula_row(start + t, d_model, base, layout) for t in range(n_positions)]

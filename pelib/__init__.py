@@ -9,11 +9,17 @@ and timing helpers in :mod:`pelib.timing`; each is imported on its own.
 
 from ._analysis import LinearFit, fit_linear_map, offset_distance, relative_dot
 from ._conventions import sinusoidal_direct, timing_signal
+from ._encoding import LAYOUTS, encode, frequencies, sinusoidal, wavelengths
 from ._identify import Identification, identify
 from ._precision import angle_limit
 from ._report import at_most, rounded, shown
-from ._encoding import LAYOUTS, encode, frequencies, sinusoidal, wavelengths
-from ._rope import ROPE_LAYOUTS, apply_rope, convert_rope_weights, rope_permutation, rope_scaling
+from ._rope import (
+    ROPE_LAYOUTS,
+    apply_rope,
+    convert_rope_weights,
+    rope_permutation,
+    rope_scaling,
+)
 from ._shift import (
     packed_matrices,
     shift,

@@ -1,4 +1,5 @@
-"""Quantities derived from the encoding: distances, dot products, linear fits (chapters 4 and 5)."""
+"""Quantities derived from the encoding: distances, dot products, linear fits (chapters
+4 and 5)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ _BLOCK = 1 << 15
 def _pair_sums(offsets: ArrayLike, d_model: int, base: float, term) -> np.ndarray:
     d_model = _validate.size(d_model, "d_model", minimum=2)
     if d_model % 2:
-        raise ValueError(f"d_model must be even, got {d_model}: the closed forms sum over complete (sin, cos) pairs")
+        raise ValueError(
+            f"d_model must be even, got {d_model}: "
+            "the closed forms sum over complete (sin, cos) pairs"
+        )
     _validate.fits(d_model // 2, 8, "d_model")
     base = _validate.real(base, "base", positive=True)
     offsets = _validate.real_array(offsets, "offsets")
@@ -28,12 +32,15 @@ def _pair_sums(offsets: ArrayLike, d_model: int, base: float, term) -> np.ndarra
     with _validate.arithmetic("offsets and base", "the angles offset * w are"):
         for begin in range(0, len(flat), block_size):
             block = flat[begin : begin + block_size]
-            out[begin : begin + block_size] = term(np.multiply.outer(block, omega)).sum(axis=-1)
+            out[begin : begin + block_size] = term(np.multiply.outer(block, omega)).sum(
+                axis=-1
+            )
     return out.reshape(offsets.shape)
 
 
 def relative_dot(offsets: ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:
-    r"""The dot product :math:`PE(t) \cdot PE(t + \phi) = \sum_i \cos(\omega_i \phi)`, for each offset ``phi``.
+    r"""The dot product :math:`PE(t) \cdot PE(t + \phi) = \sum_i \cos(\omega_i \phi)`,
+    for each offset ``phi``.
 
     For an even width it does not depend on ``t``. Chapter 4
     (:doc:`/notebooks/04_wavelengths`) derives it, plots it and checks what
@@ -61,8 +68,11 @@ def relative_dot(offsets: ArrayLike, d_model: int, base: float = 10000.0) -> np.
     return _pair_sums(offsets, d_model, base, np.cos)
 
 
-def offset_distance(offsets: ArrayLike, d_model: int, base: float = 10000.0) -> np.ndarray:
-    r"""The distance :math:`\lVert PE(t + \phi) - PE(t) \rVert = \sqrt{\sum_i 4 \sin^2(\omega_i \phi / 2)}`.
+def offset_distance(
+    offsets: ArrayLike, d_model: int, base: float = 10000.0
+) -> np.ndarray:
+    r"""The distance :math:`\lVert PE(t + \phi) - PE(t) \rVert = \sqrt{\sum_i 4
+    \sin^2(\omega_i \phi / 2)}`.
 
     Equal to :math:`\sqrt{d - 2 \sum_i \cos(\omega_i \phi)}` (chapter 1) but
     written with half-angle sines, which keeps full relative accuracy for
@@ -97,16 +107,22 @@ class LinearFit(NamedTuple):
 
     #: The least-squares matrix ``M``, shape ``(d_target, d_source)``.
     matrix: np.ndarray
-    #: The offset ``b`` of an affine fit (zeros for a linear one), shape ``(d_target,)``.
+    #: The offset ``b`` of an affine fit (zeros for a linear one), shape
+    #: ``(d_target,)``.
     offset: np.ndarray
-    #: ``||fit - target|| / ||target||`` over all entries (the absolute error if the target is all zero).
+    #: ``||fit - target|| / ||target||`` over all entries (the absolute error if the
+    #: target is all zero).
     residual: float
-    #: The same ratio for each target column, shape ``(d_target,)`` (absolute for an all-zero column).
+    #: The same ratio for each target column, shape ``(d_target,)`` (absolute for an
+    #: all-zero column).
     column_residuals: np.ndarray
 
 
-def fit_linear_map(source: ArrayLike, target: ArrayLike, *, affine: bool = False) -> LinearFit:
-    r"""The least-squares map with ``target[t] ~ M @ source[t] (+ b)`` for every row ``t``.
+def fit_linear_map(
+    source: ArrayLike, target: ArrayLike, *, affine: bool = False
+) -> LinearFit:
+    r"""The least-squares map with ``target[t] ~ M @ source[t] (+ b)`` for every row
+    ``t``.
 
     Chapter 5 (:doc:`/notebooks/05_sin_only`) uses it to show that sine-only
     rows have no linear shift, while (sine, cosine) rows do.
@@ -166,13 +182,21 @@ def fit_linear_map(source: ArrayLike, target: ArrayLike, *, affine: bool = False
     target = _validate.float_array(target, "target", ndim=2)
     for name, array in (("source", source), ("target", target)):
         if 0 in array.shape:
-            raise ValueError(f"{name} must have at least one row and one column, got shape {array.shape}")
+            raise ValueError(
+                f"{name} must have at least one row and one column, "
+                f"got shape {array.shape}"
+            )
     if len(source) != len(target):
         raise ValueError(
-            f"source and target must have the same number of rows, got shapes {source.shape} and {target.shape}"
+            "source and target must have the same number of rows, "
+            f"got shapes {source.shape} and {target.shape}"
         )
     affine = _validate.boolean(affine, "affine")
-    _validate.fits(source.shape[1] * target.shape[1] + source.size + target.size, 8, "source and target")
+    _validate.fits(
+        source.shape[1] * target.shape[1] + source.size + target.size,
+        8,
+        "source and target",
+    )
     source, target = source.astype(np.float64), target.astype(np.float64)
     # Powers of two bring both arrays to magnitudes near 1 without rounding.
     e_source = int(np.frexp(np.max(np.abs(source)))[1])
@@ -182,12 +206,25 @@ def fit_linear_map(source: ArrayLike, target: ArrayLike, *, affine: bool = False
     solution, *_ = np.linalg.lstsq(design, t, rcond=None)
     error = design @ solution - t
     error_norms, target_norms = np.linalg.norm(error, axis=0), np.linalg.norm(t, axis=0)
-    columns = np.where(target_norms > 0, error_norms / np.where(target_norms > 0, target_norms, 1), error_norms)
+    columns = np.where(
+        target_norms > 0,
+        error_norms / np.where(target_norms > 0, target_norms, 1),
+        error_norms,
+    )
     total = float(np.linalg.norm(t))
-    residual = float(np.linalg.norm(error) / total) if total > 0 else float(np.linalg.norm(error))
+    residual = (
+        float(np.linalg.norm(error) / total)
+        if total > 0
+        else float(np.linalg.norm(error))
+    )
     with _validate.arithmetic("source and target", "the fitted map has entries"):
         matrix = np.ldexp(solution[: source.shape[1]].T, e_target - e_source)
-        offset = np.ldexp(solution[-1], e_target) if affine else np.zeros(target.shape[1])
+        offset = (
+            np.ldexp(solution[-1], e_target) if affine else np.zeros(target.shape[1])
+        )
     if not (np.all(np.isfinite(matrix)) and np.all(np.isfinite(offset))):
-        raise ValueError("source and target: the fitted map has entries beyond the floating-point range")
+        raise ValueError(
+            "source and target: the fitted map has entries "
+            "beyond the floating-point range"
+        )
     return LinearFit(matrix, offset, residual, columns)

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 from . import _validate
-from ._precision import _format, to_dtype
+from ._formats import _format, to_dtype
 
 
 def timing_signal(
@@ -19,14 +19,15 @@ def timing_signal(
     max_timescale: float = 1.0e4,
     start_index: float = 0,
 ) -> np.ndarray:
-    r"""The encoding of tensor2tensor's ``get_timing_signal_1d``, as that function computes it.
+    r"""The encoding of tensor2tensor's ``get_timing_signal_1d``, as that function
+    computes it.
 
     With :math:`K = \lfloor \text{channels}/2 \rfloor` timescales, the inverse
     timescales are
 
     .. math:: \nu_i = \text{min\_timescale} \cdot
-              \exp\!\Bigl(-i\,\frac{\log(\text{max\_timescale}/\text{min\_timescale})}{\max(K - 1, 1)}\Bigr),
-              \qquad i = 0, \ldots, K - 1,
+              \exp\!\Bigl(-i\,\frac{\log(\text{max\_timescale}/\text{min\_timescale})}{\max(K
+              - 1, 1)}\Bigr), \qquad i = 0, \ldots, K - 1,
 
     and the signal of position :math:`p` is :math:`[\sin(p\nu) \mid \cos(p\nu)]`,
     followed by one zero column when ``channels`` is odd. This is not the
@@ -69,11 +70,19 @@ def timing_signal(
     num_timescales = channels // 2
     names = "start_index, min_timescale and max_timescale"
     with _validate.arithmetic(names, "the angles position * inverse timescale are"):
-        ratio = max_timescale / min_timescale  # as tensor2tensor computes it, unless the quotient overflows
-        log_ratio = math.log(ratio) if 0 < ratio < math.inf else math.log(max_timescale) - math.log(min_timescale)
+        ratio = (
+            max_timescale / min_timescale
+        )  # as tensor2tensor computes it, unless the quotient overflows
+        log_ratio = (
+            math.log(ratio)
+            if 0 < ratio < math.inf
+            else math.log(max_timescale) - math.log(min_timescale)
+        )
         increment = log_ratio / max(num_timescales - 1, 1)
         inv_timescales = min_timescale * np.exp(-increment * np.arange(num_timescales))
-        angles = np.multiply.outer(start_index + np.arange(length, dtype=np.float64), inv_timescales)
+        angles = np.multiply.outer(
+            start_index + np.arange(length, dtype=np.float64), inv_timescales
+        )
         signal = np.zeros((length, channels))
         signal[:, :num_timescales] = np.sin(angles)
         signal[:, num_timescales : 2 * num_timescales] = np.cos(angles)
@@ -88,7 +97,8 @@ def sinusoidal_direct(
     start: int = 0,
     dtype: DTypeLike = np.float64,
 ) -> np.ndarray:
-    r"""The paper's table computed the way most framework code does, every step in ``dtype``.
+    r"""The paper's table computed the way most framework code does, every step in
+    ``dtype``.
 
     Positions and frequencies :math:`\exp(-2i \log(\text{base}) / d)` are
     rounded to ``dtype``, and the angles :math:`p\,\omega_i` and their sines
@@ -112,12 +122,12 @@ def sinusoidal_direct(
     base : float, default 10000.0
         Finite and positive, and such that every frequency is finite in ``dtype``.
     start : int, default 0
-        Position of the first row. The positions are rounded to ``dtype``
-        like everything else: in float32, from :math:`2^{24}` on, two
-        neighbouring positions can become the same number; in float16 from
-        2,048 on, in bfloat16 from 256 on. Positions that round to infinity in ``dtype`` (in float16,
-        65,520 and beyond; 65,505 to 65,519 round to 65,504) are refused,
-        where framework code would produce rows of nan.
+        Position of the first row. The positions are rounded to ``dtype`` like
+        everything else: in float32, from :math:`2^{24}` on, two neighbouring positions
+        can become the same number; in float16 from 2,048 on, in bfloat16 from 256 on.
+        Positions that round to infinity in ``dtype`` (in float16, 65,520 and beyond;
+        65,505 to 65,519 round to 65,504) are refused, where framework code would
+        produce rows of nan.
     dtype : numpy floating dtype or ml_dtypes.bfloat16, default numpy.float64
         The precision of every step, and of the result. For bfloat16 each
         operation is computed in float32 and its result rounded to bfloat16,
@@ -157,30 +167,47 @@ def sinusoidal_direct(
             rounded = to_dtype(np.asarray(last_float), dtype)
         if not np.isfinite(rounded):
             raise ValueError(
-                f"start and n_positions: position {last} rounds to infinity in {dtype.name} (the largest "
-                f"{dtype.name} is {float(_format(dtype).largest):g}); framework code would give rows of nan there"
+                f"start and n_positions: position {last} rounds to infinity "
+                f"in {dtype.name} (the largest "
+                f"{dtype.name} is {float(_format(dtype).largest):g}); "
+                "framework code would give rows of nan there"
             )
-    if _validate.is_bfloat16(dtype):  # positions rounded once (ml_dtypes' cast of an integer rounds twice)
-        position = to_dtype(float(start) + np.arange(n_positions, dtype=np.float64), dtype)[:, None]
+    if _validate.is_bfloat16(
+        dtype
+    ):  # positions rounded once (ml_dtypes' cast of an integer rounds twice)
+        position = to_dtype(
+            float(start) + np.arange(n_positions, dtype=np.float64), dtype
+        )[:, None]
     elif start + n_positions < 2**63:
-        position = (start + np.arange(n_positions, dtype=np.int64)).astype(dtype)[:, None]
+        position = (start + np.arange(n_positions, dtype=np.int64)).astype(dtype)[
+            :, None
+        ]
     else:
-        position = (float(start) + np.arange(n_positions, dtype=np.float64)).astype(dtype)[:, None]
-    # The frequencies are exp(-2i log(base) / d) in float64, then rounded to dtype: for float32, float16 and
-    # bfloat16 (and correctly rounded exp) that is the correctly rounded frequency; in float64 the exp of a
-    # rounded argument can be off by several units of its own last place (up to about 15 at d = 1024; at
-    # most (1.22 + E) 2**-53 in absolute terms for an exp within E ulps, chapter 10), like the
-    # code it models. From here on every step is in dtype (for bfloat16, as ml_dtypes and PyTorch do it:
+        position = (float(start) + np.arange(n_positions, dtype=np.float64)).astype(
+            dtype
+        )[:, None]
+    # The frequencies are exp(-2i log(base) / d) in float64, then rounded to dtype: for
+    # float32, float16 and bfloat16 (and correctly rounded exp) that is the correctly
+    # rounded frequency; in float64 the exp of a rounded argument can be off by several
+    # units of its own last place (up to about 15 at d = 1024; at most (1.22 + E) 2**-53
+    # in absolute terms for an exp within E ulps, chapter 10), like the code it models.
+    # From here on every step is in dtype (for bfloat16, as ml_dtypes and PyTorch do it:
     # each operation in float32, its result rounded to bfloat16).
     with np.errstate(over="ignore", under="ignore"):
-        div_term = to_dtype(np.exp(np.arange(0, d_model, 2) * (-math.log(base) / d_model)), dtype)
+        div_term = to_dtype(
+            np.exp(np.arange(0, d_model, 2) * (-math.log(base) / d_model)), dtype
+        )
     if not np.all(np.isfinite(div_term)):
-        raise ValueError(f"base={base!r} is too small for d_model={d_model}: its frequencies overflow {dtype.name}")
+        raise ValueError(
+            f"base={base!r} is too small for d_model={d_model}: "
+            f"its frequencies overflow {dtype.name}"
+        )
     with _validate.arithmetic("start, base and dtype", "the angles p * w are"):
         angles = position * div_term
         table = np.empty((n_positions, d_model), dtype=dtype)
-        # A float16 sine or cosine is float32's, rounded, as frameworks compute it on the CPU and
-        # the GPU; NumPy's own float16 loops on some CPUs (AVX512-FP16) are less accurate.
+        # A float16 sine or cosine is float32's, rounded, as frameworks compute it on
+        # the CPU and the GPU; NumPy's own float16 loops on some CPUs (AVX512-FP16) are
+        # less accurate.
         argument = angles.astype(np.float32) if dtype == np.float16 else angles
         table[:, 0::2] = np.sin(argument)
         table[:, 1::2] = np.cos(argument[:, : d_model // 2])

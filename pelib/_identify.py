@@ -1,4 +1,5 @@
-"""Which encoding is this? Name the convention behind a sinusoidal position table (chapter 8).
+"""Which encoding is this? Name the convention behind a sinusoidal position table
+(chapter 8).
 
 The analysis, in the order :func:`identify` runs it:
 
@@ -6,8 +7,8 @@ The analysis, in the order :func:`identify` runs it:
    aside; what is left must hold numbers in [-1, 1], with no two equal columns (equal
    columns are what a rotary cos or sin cache looks like).
 2. The columns are paired: each way of laying out (sine, cosine) pairs (interleaved, the
-   two halves, with a lone sine for an odd count) is tried, and a layout is kept if every
-   pair lies on the unit circle, ``a**2 + b**2 = 1``, in every row.
+   two halves, with a lone sine for an odd count) is tried, and a layout is kept if
+   every pair lies on the unit circle, ``a**2 + b**2 = 1``, in every row.
 3. The angle of each pair, ``atan2(a, b)``, is read in every row; which column is the
    sine follows from the direction in which the angle turns, its speed (the slope along
    the rows) is the pair's frequency.
@@ -20,8 +21,8 @@ The analysis, in the order :func:`identify` runs it:
    rounded to 1, 2, ... significant digits. The first candidate that reproduces the
    table wins, in the order :func:`identify`'s Notes give ("Tables that fit more than
    one description").
-5. The offset is the integer ``o`` with ``w_i * o`` equal to the angle of row 0 for every
-   pair, found from the slowest pair to the fastest.
+5. The offset is the integer ``o`` with ``w_i * o`` equal to the angle of row 0 for
+   every pair, found from the slowest pair to the fastest.
 6. The convention's table is rebuilt and compared entry by entry with the input. Within
    what float64 angles explain: ``"float64"`` if angles ``float32(p) * float32(w)``
    would have left that envelope in at least 8 entries, else ``"either"``. Beyond it,
@@ -32,6 +33,7 @@ The analysis, in the order :func:`identify` runs it:
 
 from __future__ import annotations
 
+import dataclasses
 import decimal
 import functools
 import math
@@ -42,8 +44,16 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _validate
-from ._encoding import _DIGITS, _PI, _STEPS, _double_double, _split_steps
-from ._encoding import _Frequencies, _frequencies_of, _pairs_at_positions
+from ._encoding import (
+    _DIGITS,
+    _PI,
+    _STEPS,
+    _double_double,
+    _Frequencies,
+    _frequencies_of,
+    _pairs_at_positions,
+    _split_steps,
+)
 
 #: The layouts :func:`identify` names.
 IDENTIFIED_LAYOUTS = ("interleaved", "concat", "concat_cos_first")
@@ -53,7 +63,9 @@ FREQUENCY_FAMILIES = ("paper", "tensor2tensor")
 MIN_ROWS = 8
 
 _TWO_PI = 2 * np.pi
-_TWO_PI_LD = 2 * np.longdouble(np.pi) + np.longdouble(2.4492935982947064e-16)  # 2 pi to long double
+_TWO_PI_LD = 2 * np.longdouble(np.pi) + np.longdouble(
+    2.4492935982947064e-16
+)  # 2 pi to long double
 # Positions searched for the offset of the first row.
 _OFFSET_LIMIT = 2**31
 # At most this many windings of the slowest pair are tried as offsets, _CHUNK at a time.
@@ -69,30 +81,46 @@ _TELLING = 8  # entries float32 angles must move out of float64's envelope (see 
 
 @dataclass(frozen=True)
 class Identification:
-    """What :func:`identify` found: a convention, its parameters, and how well the table matches it.
+    """What :func:`identify` found: a convention, its parameters, and how well the table
+    matches it.
 
     Attributes
     ----------
     layout : str
-        One of three names. ``"interleaved"``: sine and cosine alternate, ``sin, cos, sin, cos, ...`` (the paper);
-        ``"concat"``: all sines, then all cosines (``[sin | cos]``; with an odd number of
-        non-zero columns, one more sine than cosines, as Hugging Face's Marian);
-        ``"concat_cos_first"``: ``[cos | sin]`` (Hugging Face's MusicGen). Zero columns are
-        not counted in the layout: they sit where ``zero_columns`` says.
+        One of three names. ``"interleaved"``: sine and cosine alternate, ``sin, cos,
+        sin, cos, ...`` (the paper); ``"concat"``: all sines, then all cosines (``[sin |
+        cos]``; with an odd number of non-zero columns, one more sine than cosines, as
+        Hugging Face's Marian); ``"concat_cos_first"``: ``[cos | sin]`` (Hugging Face's
+        MusicGen). Zero columns are not counted in the layout: they sit where
+        ``zero_columns`` says.
     frequencies : str
-        One of two names. ``"paper"``: :math:`\\omega_i = \\text{base}^{-2i/d}` with ``d = d_model``;
-        ``"tensor2tensor"``: :math:`\\omega_i = \\text{base}^{-i/(K-1)}` with
-        ``K = d_model // 2``, from 1 to ``1/base`` (tensor2tensor, fairseq, Whisper).
+        One of two names. ``"paper"``: :math:`\\omega_i = \\text{base}^{-2i/d}` with ``d
+        = d_model``; ``"tensor2tensor"``: :math:`\\omega_i = \\text{base}^{-i/(K-1)}`
+        with ``K = d_model // 2``, from 1 to ``1/base`` (tensor2tensor, fairseq,
+        Whisper).
     base : float
-        The base (for tensor2tensor's frequencies, the ``max_timescale``), rounded to the
-        fewest significant digits that reproduce the table. With a single frequency the
-        table does not depend on it, and it is reported as 10000.0.
+        The base (for tensor2tensor's frequencies, the ``max_timescale``), rounded to
+        the fewest significant digits that reproduce the table. With a single frequency
+        the table does not depend on it, and it is reported as 10000.0. When the second
+        pass for ``min_timescale`` (see there) finds no value that fits with the
+        preferred max_timescales (at most 2, 10000 first), a max_timescale is pinned
+        from the table with it: the range of max_timescale that fits at the reported
+        ``min_timescale`` is found by widening and bisection, and its decimal with the
+        fewest digits is reported. That range comes second in ``alternatives``
+        ("max_timescale anywhere from a to b fits the table as well at min_timescale m
+        (...); at any min_timescale, none outside p to q fits") and ``str()`` says "at
+        min_timescale m the table pins it only to a to b, and none outside p to q fits
+        at any min_timescale". The two timescales are strongly correlated: a to b holds
+        at m only; p to q is the range no pair of timescales outside of which fits (see
+        ``min_timescale``).
     offset : int
         Row ``r`` holds position ``r + offset``.
     zero_rows : tuple of int
-        The rows that are all zero (padding rows, such as fairseq's ``padding_idx`` row).
+        The rows that are all zero (padding rows, such as fairseq's ``padding_idx``
+        row).
     zero_columns : tuple of int
-        The columns that are all zero (the last column of tensor2tensor at an odd width).
+        The columns that are all zero (the last column of tensor2tensor at an odd
+        width).
     angle_dtype : str
         What the deviations from the exact table say about the precision of the angles
         ``p * w``. ``"float64"``: every deviation is within what float64 angles and the
@@ -110,11 +138,11 @@ class Identification:
     max_error : float
         The largest ``|table - self.table(len(table))|`` over the whole input.
     d_model : int
-        The width ``d`` in the convention's formula: the table's width, except where code
-        rounds an odd width up (the ``positional-encodings`` package: width + 1), computes
-        the frequencies for the columns without its zero column (diffusers at an odd width:
-        width - 1), or makes one column more than the width it was given (the TensorFlow
-        tutorial at an odd depth: width - 1).
+        The width ``d`` in the convention's formula: the table's width, except where
+        code rounds an odd width up (the ``positional-encodings`` package: width + 1),
+        computes the frequencies for the columns without its zero column (diffusers at
+        an odd width: width - 1), or makes one column more than the width it was given
+        (the TensorFlow tutorial at an odd depth: width - 1).
     width : int
         The number of columns of the table (less than ``d_model`` for the first
         columns of a wider interleaved table).
@@ -122,9 +150,29 @@ class Identification:
         tensor2tensor's ``min_timescale``, which multiplies every frequency (its first
         frequency); 1.0 for the paper's frequencies. It is the first pair's measured
         speed rounded to the fewest significant digits that reproduce the table, or
-        the measured value itself; a half-precision table with few rows can measure it
-        too coarsely for any of these to reproduce it, and is then refused with a
-        message that says so.
+        the measured value itself. A half-precision table (float16 or bfloat16) with
+        few rows can measure it too coarsely for any of these to reproduce it; for
+        such a table of at most 256 non-zero rows (not for others, whose first pass
+        failed for another reason) a second pass runs. At the offset the float32
+        envelope finds, every non-zero row bounds each pair's frequency (the angle
+        may be off by what :func:`identify`'s envelope of float32 angles allows in its
+        two entries), and since ``log w_i`` is linear in ``log min_timescale`` and
+        ``log max_timescale``, those bounds confine the two to a polygon outside which
+        no pair of timescales fits every entry. On lines of fixed max_timescale (the
+        preferred ones, at most 2, then 17 across the polygon), 33 values of
+        min_timescale across the polygon are tried until one fits every entry; the
+        max_timescale is then pinned too if it is not a preferred one (see ``base``),
+        the range of min_timescale that fits at the reported max_timescale is found
+        by widening and bisection, and its decimal with the fewest digits is
+        reported. The range comes first in ``alternatives`` ("min_timescale anywhere
+        from a to b fits the table as well at max_timescale M (...); at any
+        max_timescale, none outside p to q fits", p to q the polygon's extent) and
+        ``str()`` says "at max_timescale M the table pins it only to a to b, and none
+        outside p to q fits at any max_timescale". a to b holds at M only: with
+        another max_timescale a value outside it can fit (the two are strongly
+        correlated), but none outside p to q. If no value fits, the table is refused
+        with the measured first frequency, its bound and the polygon's extent in the
+        message.
     alternatives : tuple of str
         Up to 3 other descriptions (another family or ``d_model``, with the fewest
         digits) whose angles fit the sampled rows (at most about 200) at the same
@@ -132,7 +180,11 @@ class Identification:
         angles', or float32 angles' when only those fit). The float32 envelope is
         wide: a float32 table can list descriptions whose frequencies differ from the
         chosen ones by as much as float32 angles over those rows hide. Their full
-        tables are not compared.
+        tables are not compared. When the second pass for ``min_timescale`` chose it
+        (see ``min_timescale``), the range of ``min_timescale`` that fits at the
+        reported max_timescale goes first, followed, when ``max_timescale`` was pinned
+        too (see ``base``), by its range at the reported min_timescale; each line also
+        gives the range outside which no pair of timescales fits.
 
     Notes
     -----
@@ -165,23 +217,31 @@ class Identification:
 
     @property
     def n_frequencies(self) -> int:
-        """How many frequencies the table has (one per sine-cosine pair, and one for a lone sine)."""
+        """How many frequencies the table has (one per sine-cosine pair, and one for a
+        lone sine)."""
         return (self.width - len(self.zero_columns) + 1) // 2
 
     @property
     def omega(self) -> np.ndarray:
-        """The angular frequency of each pair (and of a lone sine), fastest first, correctly rounded to float64."""
-        return _accurate(self.frequencies, self.base, self.d_model, self.n_frequencies,
-                         self.min_timescale).omega.copy()
+        """The angular frequency of each pair (and of a lone sine), fastest first,
+        correctly rounded to float64."""
+        return _accurate(
+            self.frequencies,
+            self.base,
+            self.d_model,
+            self.n_frequencies,
+            self.min_timescale,
+        ).omega.copy()
 
     def table(self, n_positions: int) -> np.ndarray:
-        """The convention's table of ``n_positions`` rows, exactly as :func:`identify` compared it.
+        """The convention's table of ``n_positions`` rows, exactly as :func:`identify`
+        compared it.
 
-        Row ``r`` holds position ``r + offset``; the zero rows (those below ``n_positions``)
-        and zero columns are zero, as in the input. The values are the exact ones rounded
-        to float64 (see the Notes of :func:`identify` for the accuracy), not a re-run of
-        the code that made the input: ``numpy.abs(table - ident.table(len(table))).max()`` is
-        ``ident.max_error``.
+        Row ``r`` holds position ``r + offset``; the zero rows (those below
+        ``n_positions``) and zero columns are zero, as in the input. The values are the
+        exact ones rounded to float64 (see the Notes of :func:`identify` for the
+        accuracy), not a re-run of the code that made the input: ``numpy.abs(table -
+        ident.table(len(table))).max()`` is ``ident.max_error``.
 
         Parameters
         ----------
@@ -196,12 +256,20 @@ class Identification:
         n_positions = _validate.size(n_positions, "n_positions", minimum=0)
         _validate.fits(n_positions * self.width, 8, "n_positions")
         if self.offset + n_positions - 1 > _OFFSET_LIMIT + 2**31:
-            raise ValueError(f"n_positions: positions up to {self.offset + n_positions - 1} are beyond "
-                             f"{_OFFSET_LIMIT + 2**31}, where the table is not computed accurately")
+            raise ValueError(
+                f"n_positions: positions up to {self.offset + n_positions - 1} are "
+                f"beyond {_OFFSET_LIMIT + 2**31}, where the table is not computed "
+                "accurately"
+            )
         reading = _reading_of(self)
         positions = self.offset + np.arange(n_positions, dtype=np.int64)
-        freq = _accurate(self.frequencies, self.base, self.d_model, self.n_frequencies,
-                         self.min_timescale)
+        freq = _accurate(
+            self.frequencies,
+            self.base,
+            self.d_model,
+            self.n_frequencies,
+            self.min_timescale,
+        )
         table = _rebuild(positions, reading, freq, self.width)
         table[[r for r in self.zero_rows if r < n_positions]] = 0.0
         return table
@@ -220,27 +288,64 @@ class Identification:
     def _frequency_text(self) -> str:
         """The frequencies in words, as ``str()`` gives them."""
         if self.frequencies == "paper":
-            frequencies = (f"the paper's frequencies base**(-2i/{self.d_model}), "
-                           f"base {_number(self.base)}")
+            frequencies = (
+                f"the paper's frequencies base**(-2i/{self.d_model}), "
+                f"base {_number(self.base)}"
+            )
             if self.d_model > self.width:
-                frequencies += (f" (the first {self.width} columns of a "
-                                f"width-{self.d_model} table)")
+                frequencies += (
+                    f" (the first {self.width} columns of a width-{self.d_model} table)"
+                )
         elif self.min_timescale == 1.0:
-            frequencies = ("tensor2tensor's frequencies 1 .. 1/max_timescale over "
-                           f"{self.d_model // 2} timescales, max_timescale "
-                           f"{_number(self.base)}")
+            frequencies = (
+                "tensor2tensor's frequencies 1 .. 1/max_timescale over "
+                f"{self.d_model // 2} timescales, max_timescale "
+                f"{_number(self.base)}"
+            )
         else:
-            frequencies = (f"tensor2tensor's frequencies over {self.d_model // 2} "
-                           "timescales, "
-                           f"min_timescale {_number(self.min_timescale)} (which "
-                           "multiplies "
-                           f"every frequency), max_timescale {_number(self.base)}")
+            pinned = [
+                _pinned_text(a, "max_timescale")
+                for a in self.alternatives
+                if a.startswith(_PINNED)
+            ]
+            pinned_base = [
+                _pinned_text(a, "min_timescale")
+                for a in self.alternatives
+                if a.startswith(_PINNED_BASE)
+            ]
+            frequencies = (
+                f"tensor2tensor's frequencies over {self.d_model // 2} "
+                "timescales, "
+                f"min_timescale {_number(self.min_timescale)} (which "
+                "multiplies "
+                f"every frequency"
+                + (f"; {pinned[0]}" if pinned else "")
+                + f"), max_timescale {_number(self.base)}"
+                + (f" ({pinned_base[0]})" if pinned_base else "")
+            )
         return frequencies
 
 
-_LAYOUT_NAMES = {"interleaved": "interleaved (sin, cos) pairs", "concat": "[sin | cos]",
-                 "concat_cos_first": "[cos | sin]",
-                 "interleaved_cos_first": "interleaved (cos, sin) pairs"}
+def _pinned_text(line: str, other: str) -> str:
+    """What a line of :func:`_pin_scale` in ``alternatives`` says, for ``str()``: "at
+    <other> X the table pins it only to a to b, and none outside p to q fits at any
+    <other>"."""
+    fitting = line.split(" to ", 1)
+    low, high = fitting[0].split()[-1], fitting[1].split()[0]
+    value = line.split(f" at {other} ", 1)[1].split()[0]
+    outside = line.split("none outside ", 1)[1].split(" fits")[0]
+    return (
+        f"at {other} {value} the table pins it only to {low} to {high}, and none "
+        f"outside {outside} fits at any {other}"
+    )
+
+
+_LAYOUT_NAMES = {
+    "interleaved": "interleaved (sin, cos) pairs",
+    "concat": "[sin | cos]",
+    "concat_cos_first": "[cos | sin]",
+    "interleaved_cos_first": "interleaved (cos, sin) pairs",
+}
 
 
 #: What ``str(Identification)`` says for each ``angle_dtype``.
@@ -248,12 +353,10 @@ _ANGLES = {
     "float64": "angles in float64 (float32 angles would show)",
     "float32": "angles in float32",
     "either": "angles in float64 or float32 (the stored numbers are too coarse to "
-              "tell)",
+    "tell)",
     "neither": "angles neither float64's nor float32's (errors above float64 rounding, "
-               "far below float32's: a recurrence, say)",
+    "far below float32's: a recurrence, say)",
 }
-
-
 
 
 def _number(value: float) -> str:
@@ -270,10 +373,13 @@ def _equivalent(family: str, base: float, d_model: int) -> str:
 
 
 def _position_text(offset: int) -> str:
-    """"row r holds position r + offset" in words."""
+    """ "row r holds position r + offset" in words."""
     sign = "-" if offset < 0 else "+"
-    return ("row r holds position r" if offset == 0 else
-            f"row r holds position r {sign} {abs(offset)}")
+    return (
+        "row r holds position r"
+        if offset == 0
+        else f"row r holds position r {sign} {abs(offset)}"
+    )
 
 
 def _short(indices: tuple[int, ...]) -> str:
@@ -282,12 +388,16 @@ def _short(indices: tuple[int, ...]) -> str:
 
 
 class _Reading(NamedTuple):
-    """One way of reading the columns: which column holds the sine and the cosine of each pair."""
+    """One way of reading the columns: which column holds the sine and the cosine of
+    each pair."""
 
-    layout: str  # one of IDENTIFIED_LAYOUTS, or "interleaved_cos_first" (refused, but recognised)
+    # one of IDENTIFIED_LAYOUTS, or "interleaved_cos_first" (refused, but recognised)
+    layout: str
     sin: np.ndarray  # column of the sine of pair i
     cos: np.ndarray  # column of the cosine of pair i
-    lone: int | None  # column of the frequency without a partner (an odd count of columns)
+    lone: (
+        int | None
+    )  # column of the frequency without a partner (an odd count of columns)
     lone_kind: str  # "sin" or "cos"
 
 
@@ -295,8 +405,9 @@ class _Mismatch(Exception):
     """The table does not fit a reading; the message says why."""
 
 
-def _frequencies(family: str, base: float, d_model: int, count: int,
-                 scale: float = 1.0) -> np.ndarray:
+def _frequencies(
+    family: str, base: float, d_model: int, count: int, scale: float = 1.0
+) -> np.ndarray:
     """The first ``count`` frequencies of a convention, in long double (``scale`` is
     tensor2tensor's ``min_timescale``: ``scale * (base / scale)**(-i/(K-1))``)."""
     i = np.arange(count, dtype=np.longdouble)
@@ -311,17 +422,23 @@ def _frequencies(family: str, base: float, d_model: int, count: int,
 
 
 @functools.lru_cache(maxsize=64)
-def _accurate(family: str, base: float, d_model: int, count: int,
-              scale: float = 1.0) -> _Frequencies:
-    """The first ``count`` frequencies of a convention, to about 2**-100 relative (double-double)."""
+def _accurate(
+    family: str, base: float, d_model: int, count: int, scale: float = 1.0
+) -> _Frequencies:
+    """The first ``count`` frequencies of a convention, to about 2**-100 relative
+    (double-double)."""
     if family != "paper" and scale != 1.0:
         return _scaled_grid(base, scale, d_model // 2, count)
     if family == "paper":
-        exponents = [decimal.Decimal(2 * i) / decimal.Decimal(d_model) for i in range(count)]
+        exponents = [
+            decimal.Decimal(2 * i) / decimal.Decimal(d_model) for i in range(count)
+        ]
     elif d_model // 2 < 2:
         exponents = [decimal.Decimal(0)] * count
     else:
-        exponents = [decimal.Decimal(i) / decimal.Decimal(d_model // 2 - 1) for i in range(count)]
+        exponents = [
+            decimal.Decimal(i) / decimal.Decimal(d_model // 2 - 1) for i in range(count)
+        ]
     return _frequencies_of(exponents, base)
 
 
@@ -357,23 +474,39 @@ def _readings(core: np.ndarray) -> list[_Reading]:
     k, odd = m // 2, m % 2
     lone_last = int(core[-1]) if odd else None
     readings = [
-        _Reading("interleaved", core[0 : 2 * k : 2], core[1 : 2 * k : 2], lone_last, "sin"),
+        _Reading(
+            "interleaved", core[0 : 2 * k : 2], core[1 : 2 * k : 2], lone_last, "sin"
+        ),
         # cos, sin, cos, sin, ...: an odd count ends with a lone cosine
-        _Reading("interleaved_cos_first" if m > 2 else "concat_cos_first", core[1 : 2 * k : 2],
-                 core[0 : 2 * k : 2], lone_last, "cos"),
+        _Reading(
+            "interleaved_cos_first" if m > 2 else "concat_cos_first",
+            core[1 : 2 * k : 2],
+            core[0 : 2 * k : 2],
+            lone_last,
+            "cos",
+        ),
     ]
     if m > 2:
         readings += [
-            # [sin | cos]: ceil(m/2) sines, then floor(m/2) cosines; the lone sine is the last sine
-            _Reading("concat", core[:k], core[k + odd :], int(core[k]) if odd else None, "sin"),
-            # [cos | sin]: floor(m/2) cosines, then ceil(m/2) sines; the lone sine is the last column
+            # [sin | cos]: ceil(m/2) sines, then floor(m/2) cosines; the lone sine is
+            # the last sine
+            _Reading(
+                "concat",
+                core[:k],
+                core[k + odd :],
+                int(core[k]) if odd else None,
+                "sin",
+            ),
+            # [cos | sin]: floor(m/2) cosines, then ceil(m/2) sines; the lone sine is
+            # the last column
             _Reading("concat_cos_first", core[k : 2 * k], core[:k], lone_last, "sin"),
         ]
     return readings
 
 
 def _storage_bits(array: np.ndarray) -> int:
-    """Significant bits of the narrowest format (bfloat16, float16, float32, float64) holding every entry."""
+    """Significant bits of the narrowest format (bfloat16, float16, float32, float64)
+    holding every entry."""
     if _validate.is_extension_float(array.dtype):
         return 8
     if array.dtype == np.float16:
@@ -384,7 +517,9 @@ def _storage_bits(array: np.ndarray) -> int:
         if not np.array_equal(single, data):
             return 53
         if not np.any(single.view(np.uint32) & np.uint32(0xFFFF)):
-            return 8  # the low 16 bits of every float32 are zero: bfloat16 numbers (tested before float16,
+            # the low 16 bits of every float32 are zero: bfloat16 numbers (tested before
+            # float16,
+            return 8
             #           whose numbers include most bfloat16 ones)
         if np.array_equal(single.astype(np.float16).astype(np.float32), single):
             return 11
@@ -414,20 +549,25 @@ def _wrap(angle: np.ndarray) -> np.ndarray:
 
 
 def _angles(positions: np.ndarray, omega: np.ndarray) -> np.ndarray:
-    """``positions * omega`` reduced modulo 2 pi, formed in long double, as float64 in [-pi, pi)."""
+    """``positions * omega`` reduced modulo 2 pi, formed in long double, as float64 in
+    [-pi, pi)."""
     product = np.multiply.outer(np.asarray(positions, dtype=np.longdouble), omega)
     return _wrap(np.fmod(product, _TWO_PI_LD))
 
 
 def _rough_angles(positions: np.ndarray, omega: float) -> np.ndarray:
-    """``positions * omega`` in float64, in [-pi, pi): off by at most ``|p w| 2**-52``, about 5e-7 radians
-    at 2**31, well inside the envelope of float64 angles there (for the search, not for the checks)."""
+    """``positions * omega`` in float64, in [-pi, pi): off by at most ``|p w| 2**-52``,
+    about 5e-7 radians at 2**31, well inside the envelope of float64 angles there (for
+    the search, not for the checks)."""
     return _wrap(np.asarray(positions, dtype=np.float64) * float(omega))
 
 
-def _rebuild(positions: np.ndarray, reading: _Reading, freq: _Frequencies, width: int) -> np.ndarray:
-    """The convention's table at the integer ``positions`` in the columns of ``reading`` (float64; other
-    columns zero), each entry within about half a unit in the last place of the exact value."""
+def _rebuild(
+    positions: np.ndarray, reading: _Reading, freq: _Frequencies, width: int
+) -> np.ndarray:
+    """The convention's table at the integer ``positions`` in the columns of ``reading``
+    (float64; other columns zero), each entry within about half a unit in the last place
+    of the exact value."""
     table = np.zeros((len(positions), width))
     k = len(reading.sin)
     sin, cos = _as_slice(reading.sin), _as_slice(reading.cos)
@@ -437,7 +577,9 @@ def _rebuild(positions: np.ndarray, reading: _Reading, freq: _Frequencies, width
         table[rows, sin] = pairs.real[:, :k]
         table[rows, cos] = pairs.imag[:, :k]
         if reading.lone is not None:
-            table[rows, reading.lone] = (pairs.real if reading.lone_kind == "sin" else pairs.imag)[:, k]
+            table[rows, reading.lone] = (
+                pairs.real if reading.lone_kind == "sin" else pairs.imag
+            )[:, k]
     return table
 
 
@@ -455,8 +597,11 @@ class _Slopes(NamedTuple):
     scatter: np.ndarray  # the root-mean-square distance of the angles from the line
 
 
-def _slopes(data: np.ndarray, reading: _Reading, run: np.ndarray, floor: float) -> _Slopes:
-    """Least-squares slope of the unwrapped angle of every pair along the consecutive rows ``run``."""
+def _slopes(
+    data: np.ndarray, reading: _Reading, run: np.ndarray, floor: float
+) -> _Slopes:
+    """Least-squares slope of the unwrapped angle of every pair along the consecutive
+    rows ``run``."""
     sines, cosines = _take(data, run, reading.sin), _take(data, run, reading.cos)
     theta = np.unwrap(np.arctan2(sines, cosines), axis=0)
     t = np.arange(len(run), dtype=np.float64) - (len(run) - 1) / 2
@@ -468,7 +613,8 @@ def _slopes(data: np.ndarray, reading: _Reading, run: np.ndarray, floor: float) 
 
 
 def _lone_frequency(column: np.ndarray, run: np.ndarray) -> tuple[float, float]:
-    """Frequency of a lone sinusoidal column from x[t+1] + x[t-1] = 2 cos(w) x[t], and its rough error."""
+    """Frequency of a lone sinusoidal column from x[t+1] + x[t-1] = 2 cos(w) x[t], and
+    its rough error."""
     x = column[run]
     mid, around = x[1:-1], x[2:] + x[:-2]
     denominator = float(mid @ mid)
@@ -476,7 +622,10 @@ def _lone_frequency(column: np.ndarray, run: np.ndarray) -> tuple[float, float]:
         raise _Mismatch("the lone column is zero along the rows")
     c = float(mid @ around) / (2 * denominator)
     residual = around - 2 * c * mid
-    spread = math.sqrt(float(residual @ residual) / max(len(mid) - 1, 1) / denominator) + 2.0**-40
+    spread = (
+        math.sqrt(float(residual @ residual) / max(len(mid) - 1, 1) / denominator)
+        + 2.0**-40
+    )
     omega = math.acos(min(1.0, max(-1.0, c)))
     # d(acos c) = dc / sin(w): the error of c, seen through the flat top of the cosine
     return omega, spread / max(math.sin(omega), math.sqrt(spread))
@@ -491,7 +640,8 @@ class _Candidate(NamedTuple):
 
 
 def _roundings(value: float) -> list[tuple[int, float]]:
-    """``value`` rounded to 1, 2, ..., 17 significant digits (digits, rounded value), without repeats."""
+    """``value`` rounded to 1, 2, ..., 17 significant digits (digits, rounded value),
+    without repeats."""
     out, seen = [], set()
     for digits in range(1, 18):
         rounded = float(f"{value:.{digits - 1}e}")
@@ -501,18 +651,28 @@ def _roundings(value: float) -> list[tuple[int, float]]:
     return out
 
 
-def _candidates(ratio: float, log_error: float, pairs: int, n_freq: int, width: int, core: int,
-                lone: bool, layout: str, scale: float = 1.0) -> list[_Candidate]:
-    """Conventions whose frequency ratio ``base**(-2/d)`` (or ``max_timescale**(-1/(K-1))``) matches ``ratio``.
+def _candidates(
+    ratio: float,
+    log_error: float,
+    pairs: int,
+    n_freq: int,
+    width: int,
+    core: int,
+    lone: bool,
+    layout: str,
+    scale: float = 1.0,
+) -> list[_Candidate]:
+    """Conventions whose frequency ratio ``base**(-2/d)`` (or
+    ``max_timescale**(-1/(K-1))``) matches ``ratio``.
 
-    The paper's ``d`` is the table's width, or one of the widths real code uses instead: the width
-    without its zero columns (diffusers' odd widths), the width rounded up to even when a lone sine
-    ends the table (positional-encodings), and the width less one for a [sin | cos] table of an even
-    number of columns (the TensorFlow tutorial's odd depth gives depth + 1 columns),
-    and the wider width at which base 10000 gives this ratio, when it is an integer (the
-    first columns of a wider interleaved table). With ``scale`` (a first frequency other
-    than 1) only tensor2tensor's frequencies, whose ``min_timescale`` multiplies every
-    frequency, are tried.
+    The paper's ``d`` is the table's width, or one of the widths real code uses instead:
+    the width without its zero columns (diffusers' odd widths), the width rounded up to
+    even when a lone sine ends the table (positional-encodings), and the width less one
+    for a [sin | cos] table of an even number of columns (the TensorFlow tutorial's odd
+    depth gives depth + 1 columns), and the wider width at which base 10000 gives this
+    ratio, when it is an integer (the first columns of a wider interleaved table). With
+    ``scale`` (a first frequency other than 1) only tensor2tensor's frequencies, whose
+    ``min_timescale`` multiplies every frequency, are tried.
     """
     log_ratio = math.log(ratio)
     widths = [width]
@@ -528,8 +688,11 @@ def _candidates(ratio: float, log_error: float, pairs: int, n_freq: int, width: 
     wider_d = round(wider) if fits else None
     if wider_d is not None:
         widths.append(wider_d)
-    interpretations = [("paper", d, rank, -log_ratio * d / 2) for rank, d in enumerate(dict.fromkeys(widths))
-                       if d >= 2 and scale == 1.0]
+    interpretations = [
+        ("paper", d, rank, -log_ratio * d / 2)
+        for rank, d in enumerate(dict.fromkeys(widths))
+        if d >= 2 and scale == 1.0
+    ]
     if not lone and pairs >= 2:
         log_max = -log_ratio * (pairs - 1) + math.log(scale)
         interpretations.append(("tensor2tensor", width, 0, log_max))
@@ -545,8 +708,9 @@ def _candidates(ratio: float, log_error: float, pairs: int, n_freq: int, width: 
                     continue
                 candidate_log_ratio = -math.log(base / scale) / (pairs - 1)
             if abs(candidate_log_ratio - log_ratio) <= log_error:
-                # 10000 first; then the table's own width; then the fewest digits, tensor2tensor's reading
-                # winning only with fewer digits than the paper's (the paper's formula is the default)
+                # 10000 first; then the table's own width; then the fewest digits,
+                # tensor2tensor's reading winning only with fewer digits than the
+                # paper's (the paper's formula is the default)
                 rank = (base != 10000.0, d_rank, digits + 0.5 * (family != "paper"))
                 # a cut wider table wins when the own width's base takes 3 digits more
                 if family == "paper" and d == wider_d:
@@ -562,39 +726,58 @@ def _log_ratio(candidate: _Candidate, pairs: int) -> float:
     return -math.log(candidate.base / candidate.scale) / (pairs - 1)
 
 
-def _angle_envelope(theta: np.ndarray, base: float, bits: int, angle_bits: int) -> np.ndarray:
-    """How far a measured pair angle may be from the exact one: the stored numbers' rounding (twice, for
-    the two entries of a pair), the sine's own error, and the angle's rounding in ``angle_bits``
-    (53 or 24) with the frequency's error (about ``ln(base) + 4`` units)."""
+def _angle_envelope(
+    theta: np.ndarray, base: float, bits: int, angle_bits: int
+) -> np.ndarray:
+    """How far a measured pair angle may be from the exact one: the stored numbers'
+    rounding (twice, for the two entries of a pair), the sine's own error, and the
+    angle's rounding in ``angle_bits`` (53 or 24) with the frequency's error (about
+    ``ln(base) + 4`` units)."""
     growth = max(math.log(base), 0.0) + 4
     evaluation = 2.0**-50 if angle_bits == 53 else 2.0**-21
-    return 4 * 2.0**-bits + evaluation + np.abs(theta) * growth * 2.0 ** (1 - angle_bits)
+    return (
+        4 * 2.0**-bits + evaluation + np.abs(theta) * growth * 2.0 ** (1 - angle_bits)
+    )
 
 
-def _value_envelope(half_ulp: np.ndarray, theta: np.ndarray, base: float, bits: int, angle_bits: int) -> np.ndarray:
-    """How far a stored entry may be from the exact one, in the same terms as :func:`_angle_envelope`."""
+def _value_envelope(
+    half_ulp: np.ndarray, theta: np.ndarray, base: float, bits: int, angle_bits: int
+) -> np.ndarray:
+    """How far a stored entry may be from the exact one, in the same terms as
+    :func:`_angle_envelope`."""
     growth = max(math.log(base), 0.0) + 4
     evaluation = 2.0**-50 if angle_bits == 53 else 2.0**-22
     floor = 2.0**-25 if bits <= 11 else 0.0  # float16's subnormals
-    return half_ulp + floor + evaluation + np.abs(theta) * growth * 2.0 ** (1 - angle_bits)
+    return (
+        half_ulp + floor + evaluation + np.abs(theta) * growth * 2.0 ** (1 - angle_bits)
+    )
 
 
 def _float32_limit(base: float) -> int:
-    """Positions up to which the envelope of float32 angles stays below a quarter turn in the fastest pair."""
+    """Positions up to which the envelope of float32 angles stays below a quarter turn
+    in the fastest pair."""
     return int(2.0**21 / (max(math.log(base), 0.0) + 4))
 
 
-def _search_offset(phase: np.ndarray, omega: np.ndarray, rows: int, base: float, bits: int,
-                   angle_bits: int, *, wide: bool = True) -> int | None:
-    """The integer ``o`` with ``omega * o = phase`` (mod 2 pi) for every pair, within the envelope of angles
-    formed with ``angle_bits`` bits, or None.
+def _search_offset(
+    phase: np.ndarray,
+    omega: np.ndarray,
+    rows: int,
+    base: float,
+    bits: int,
+    angle_bits: int,
+    *,
+    wide: bool = True,
+) -> int | None:
+    """The integer ``o`` with ``omega * o = phase`` (mod 2 pi) for every pair, within
+    the envelope of angles formed with ``angle_bits`` bits, or None.
 
-    ``phase`` is each pair's angle at row 0. Candidates start from the windings of the slowest pair,
-    nearest 0 first and in chunks, move to agree with each faster pair in turn, and are dropped as
-    soon as they disagree with a slower one. Of the survivors that fit every pair, the one whose
-    angles miss least wins (the nearest to 0 among equals). The search covers
-    ``|o| < min(2**31, _WINDINGS * 2 pi / w_slowest)`` for float64 angles and positions below
-    :func:`_float32_limit` for float32 angles.
+    ``phase`` is each pair's angle at row 0. Candidates start from the windings of the
+    slowest pair, nearest 0 first and in chunks, move to agree with each faster pair in
+    turn, and are dropped as soon as they disagree with a slower one. Of the survivors
+    that fit every pair, the one whose angles miss least wins (the nearest to 0 among
+    equals). The search covers ``|o| < min(2**31, _WINDINGS * 2 pi / w_slowest)`` for
+    float64 angles and positions below :func:`_float32_limit` for float32 angles.
     """
     limit = _OFFSET_LIMIT if angle_bits == 53 else max(_float32_limit(base) - rows, 0)
     order = np.argsort(omega)
@@ -602,41 +785,71 @@ def _search_offset(phase: np.ndarray, omega: np.ndarray, rows: int, base: float,
     span = _TWO_PI / slowest
     reach = min(int(limit / span) + 1, _WINDINGS) if wide else 1
     best: tuple[float, int] | None = None
-    for first, last in [(0, 1)] + [(lo, min(lo + _CHUNK, reach)) for lo in range(2, reach + 1, _CHUNK)]:
+    for first, last in [(0, 1)] + [
+        (lo, min(lo + _CHUNK, reach)) for lo in range(2, reach + 1, _CHUNK)
+    ]:
         windings = np.arange(first, last + 1, dtype=np.float64)
-        windings = np.concatenate([windings, -windings[windings > 0]]) if first == 0 else \
-            np.concatenate([windings, -windings])
+        windings = (
+            np.concatenate([windings, -windings[windings > 0]])
+            if first == 0
+            else np.concatenate([windings, -windings])
+        )
         position = (float(phase[order[0]]) + _TWO_PI * windings) / slowest
         position = position[np.abs(position) <= limit + span]
         for step, j in enumerate(order[1:], start=1):
             if len(position) == 0:
                 break
-            tolerance = _angle_envelope(float(omega[j]) * (np.abs(position) + rows), base, bits, angle_bits)
+            tolerance = _angle_envelope(
+                float(omega[j]) * (np.abs(position) + rows), base, bits, angle_bits
+            )
             miss = _wrap(phase[j] - _rough_angles(position, omega[j]))
-            position = np.where(tolerance < np.pi / 4, position + miss / float(omega[j]), position)
+            position = np.where(
+                tolerance < np.pi / 4, position + miss / float(omega[j]), position
+            )
             previous = order[step - 1]
-            residual = np.abs(_wrap(phase[previous] - _rough_angles(position, omega[previous])))
-            bound = _angle_envelope(float(omega[previous]) * (np.abs(position) + rows), base, bits, angle_bits)
+            residual = np.abs(
+                _wrap(phase[previous] - _rough_angles(position, omega[previous]))
+            )
+            bound = _angle_envelope(
+                float(omega[previous]) * (np.abs(position) + rows),
+                base,
+                bits,
+                angle_bits,
+            )
             position = position[residual <= 2 * bound]
         offsets = np.unique(np.round(position))
         offsets = offsets[np.abs(offsets) <= limit]
         if len(offsets):
             theta = np.multiply.outer(np.abs(offsets) + rows, omega.astype(np.float64))
             residual = np.abs(_wrap(phase[None, :] - _angles(offsets, omega)))
-            fits = (residual <= _angle_envelope(theta, base, bits, angle_bits)).all(axis=1)
-            for miss, offset in zip(residual.max(axis=1)[fits], offsets[fits]):
+            fits = (residual <= _angle_envelope(theta, base, bits, angle_bits)).all(
+                axis=1
+            )
+            for miss, offset in zip(
+                residual.max(axis=1)[fits], offsets[fits], strict=True
+            ):
                 candidate = (float(miss), abs(int(offset)), int(offset))
                 if best is None or candidate[:2] < best[:2]:
                     best = candidate
         if best is not None and best[0] <= 2.0 ** (2 - bits):
-            break  # as close as the stored numbers allow: windings further out cannot do better
+            # as close as the stored numbers allow: windings further out cannot do
+            # better
+            break
     return None if best is None else best[2]
 
 
-def _check(data: np.ndarray, reading: _Reading, live: np.ndarray, freq: _Frequencies, offset: int,
-           base: float, bits: int) -> tuple[str, float, tuple[int, int, float, float]]:
-    """Compare every non-zero row with the rebuilt table: the angle precision, the largest deviation,
-    and (row, column, deviation, envelope) of the worst entry against float32 angles.
+def _check(
+    data: np.ndarray,
+    reading: _Reading,
+    live: np.ndarray,
+    freq: _Frequencies,
+    offset: int,
+    base: float,
+    bits: int,
+) -> tuple[str, float, tuple[int, int, float, float]]:
+    """Compare every non-zero row with the rebuilt table: the angle precision, the
+    largest deviation, and (row, column, deviation, envelope) of the worst entry against
+    float32 angles.
 
     The rows are taken in blocks of :data:`_CHECK_ROWS` (the same comparisons, entry by
     entry, as one pass over the whole table, in less memory and time)."""
@@ -678,8 +891,15 @@ class _Block(NamedTuple):
     envelope: float  # the envelope there
 
 
-def _check_rows(data: np.ndarray, reading: _Reading, rows: np.ndarray,
-                freq: _Frequencies, offset: int, base: float, bits: int) -> _Block:
+def _check_rows(
+    data: np.ndarray,
+    reading: _Reading,
+    rows: np.ndarray,
+    freq: _Frequencies,
+    offset: int,
+    base: float,
+    bits: int,
+) -> _Block:
     """:func:`_check`'s comparisons on the table rows ``rows``."""
     positions = rows.astype(np.int64) + offset
     exact = _rebuild(positions, reading, freq, data.shape[1])
@@ -713,9 +933,16 @@ def _check_rows(data: np.ndarray, reading: _Reading, rows: np.ndarray,
         lone = (np.sin if reading.lone_kind == "sin" else np.cos)(angle32[:, k])
         shift[:, reading.lone] = np.abs(lone - exact[:, reading.lone])
     telling = int(np.count_nonzero(shift > 2 * envelope64))
-    return _Block(float(deviation.max()), within64, telling, float(shift.max()),
-                  float(ratio[row, column]), (int(row), int(column)),
-                  float(deviation[row, column]), float(envelope[row, column]))
+    return _Block(
+        float(deviation.max()),
+        within64,
+        telling,
+        float(shift.max()),
+        float(ratio[row, column]),
+        (int(row), int(column)),
+        float(deviation[row, column]),
+        float(envelope[row, column]),
+    )
 
 
 def _sample(live: np.ndarray) -> np.ndarray:
@@ -725,9 +952,23 @@ def _sample(live: np.ndarray) -> np.ndarray:
     return np.unique(np.concatenate([live[:_SAMPLE], middle, live[-_SAMPLE:]]))
 
 
-def _identify_reading(data: np.ndarray, reading: _Reading, live: np.ndarray, run: np.ndarray, bits: int,
-                      zero_rows: tuple, zero_columns: tuple) -> Identification:
-    """Identify the table under one reading of its columns, or raise _Mismatch saying why not."""
+def _identify_reading(
+    data: np.ndarray,
+    reading: _Reading,
+    live: np.ndarray,
+    run: np.ndarray,
+    bits: int,
+    zero_rows: tuple,
+    zero_columns: tuple,
+    given: list[float] | None = None,
+    given_base: float | None = None,
+) -> Identification:
+    """Identify the table under one reading of its columns, or raise _Mismatch saying
+    why not.
+
+    ``given`` replaces the first frequencies tried for tensor2tensor's ``min_timescale``
+    (the second pass of :func:`_pin_scale`, which does not search again), and
+    ``given_base``, if given too, replaces the max_timescales tried with that one."""
     n, width = data.shape
     pairs = len(reading.sin)
     n_freq = pairs + (reading.lone is not None)
@@ -736,14 +977,17 @@ def _identify_reading(data: np.ndarray, reading: _Reading, live: np.ndarray, run
     slopes = _slopes(data, reading, run, floor)
     measured = slopes.omega
     if slopes.scatter[0] > 0.05:
-        raise _Mismatch("the angle of the first (sine, cosine) pair does not advance "
-                        "steadily "
-                        f"down the rows (it strays {slopes.scatter[0]:.2g} radians rms "
-                        "from a "
-                        "straight line): the rows are not consecutive positions in "
-                        "order "
-                        + "(" + (_row_pattern(data, run)
-                                 or "shuffled, or with rows missing") + ")")
+        raise _Mismatch(
+            "the angle of the first (sine, cosine) pair does not advance "
+            "steadily "
+            f"down the rows (it strays {slopes.scatter[0]:.2g} radians rms "
+            "from a "
+            "straight line): the rows are not consecutive positions in "
+            "order "
+            + "("
+            + (_row_pattern(data, run) or "shuffled, or with rows missing")
+            + ")"
+        )
     if measured[0] <= 0:
         raise _Mismatch("the first pair turns backwards")
     scales = [1.0]
@@ -752,17 +996,23 @@ def _identify_reading(data: np.ndarray, reading: _Reading, live: np.ndarray, run
         # is min_timescale. Every decimal rounding of the measured first frequency
         # within its error (the floor relative: 1e-9 of it) is tried, shortest first,
         # and the measured value itself.
-        near = [value for _, value in _roundings(float(measured[0]))
-                if abs(value - measured[0]) <= max(10 * slopes.error[0],
-                                                   1e-9 * measured[0])]
+        near = [
+            value
+            for _, value in _roundings(float(measured[0]))
+            if abs(value - measured[0]) <= max(10 * slopes.error[0], 1e-9 * measured[0])
+        ]
         if pairs < 2:
-            raise _Mismatch("the first (sine, cosine) pair turns by "
-                            f"{measured[0]:.12g} radians "
-                            "per row, not by 1 (the paper's first frequency) and the "
-                            "table has "
-                            "no second pair to fit "
-                            "tensor2tensor's min_timescale: are the positions scaled?")
+            raise _Mismatch(
+                "the first (sine, cosine) pair turns by "
+                f"{measured[0]:.12g} radians "
+                "per row, not by 1 (the paper's first frequency) and the "
+                "table has "
+                "no second pair to fit "
+                "tensor2tensor's min_timescale: are the positions scaled?"
+            )
         scales = list(dict.fromkeys(near + [float(measured[0])]))
+        if given is not None:
+            scales = list(given)
 
     def fit(scale: float) -> tuple[float | None, float, list[_Candidate]]:
         """The ratio of the frequencies, its error, and the candidate conventions,
@@ -783,8 +1033,11 @@ def _identify_reading(data: np.ndarray, reading: _Reading, live: np.ndarray, run
             # frequency; that relative tilt is added to each slope's random error.
             turning = measured > 0
             relative = slopes.scatter[turning] / measured[turning]
-            tilt = (4 * float(relative.max()) / max(len(run) - 1, 1) if len(relative)
-                    else 0.0)
+            tilt = (
+                4 * float(relative.max()) / max(len(run) - 1, 1)
+                if len(relative)
+                else 0.0
+            )
             # of log(w_i)
             sigma = np.hypot(slopes.error[1:][good] / measured[1:][good], tilt)
             weight = (i[good] / sigma) ** 2
@@ -798,41 +1051,60 @@ def _identify_reading(data: np.ndarray, reading: _Reading, live: np.ndarray, run
             if scale != 1.0:
                 miss = np.abs(np.log(measured[1:][good] / scale) - i[good] * log_ratio)
                 if np.any(miss > 10 * sigma + i[good] * log_error):
-                    raise _Mismatch("the first (sine, cosine) pair turns by "
-                                    f"{measured[0]:.12g} "
-                                    "radians per row, not by 1 (the paper's first "
-                                    "frequency), and "
-                                    "the frequencies are not geometric from it, as "
-                                    "tensor2tensor's "
-                                    "with a min_timescale would be: are the positions "
-                                    "scaled, or "
-                                    "the frequencies in another order?")
+                    raise _Mismatch(
+                        "the first (sine, cosine) pair turns by "
+                        f"{measured[0]:.12g} "
+                        "radians per row, not by 1 (the paper's first "
+                        "frequency), and "
+                        "the frequencies are not geometric from it, as "
+                        "tensor2tensor's "
+                        "with a min_timescale would be: are the positions "
+                        "scaled, or "
+                        "the frequencies in another order?"
+                    )
         elif reading.lone is not None:
             ratio, error = _lone_frequency(data[:, reading.lone], run)
             log_error = 8 * error / max(ratio, 1e-300) + 2.0 ** (5 - bits)
         else:
             ratio, log_error = None, 0.0
         if ratio is not None and not 0 < ratio < 1:
-            raise _Mismatch("the frequencies do not fall from one pair to the next "
-                            f"(ratio {ratio:.6g})")
+            raise _Mismatch(
+                "the frequencies do not fall from one pair to the next "
+                f"(ratio {ratio:.6g})"
+            )
 
         if ratio is None:  # a single pair: every base gives the same table
             candidates = [_Candidate("paper", width, 10000.0, ())]
         else:
-            candidates = _candidates(ratio, log_error, pairs, n_freq, width, core,
-                                     reading.lone is not None, reading.layout, scale)
+            candidates = _candidates(
+                ratio,
+                log_error,
+                pairs,
+                n_freq,
+                width,
+                core,
+                reading.lone is not None,
+                reading.layout,
+                scale,
+            )
+            if given_base is not None and scale != 1.0:
+                candidates = [_Candidate("tensor2tensor", width, given_base, (), scale)]
             if not candidates and scale != 1.0:
-                raise _Mismatch("the first (sine, cosine) pair turns by "
-                                f"{measured[0]:.12g} radians "
-                                "per row, not by 1 (the paper's first frequency), "
-                                "and no tensor2tensor min_timescale and "
-                                "max_timescale give the "
-                                "ratio "
-                                f"{ratio:.9g} of the next ones: are the positions "
-                                "scaled, or the frequencies in another order?")
+                raise _Mismatch(
+                    "the first (sine, cosine) pair turns by "
+                    f"{measured[0]:.12g} radians "
+                    "per row, not by 1 (the paper's first frequency), "
+                    "and no tensor2tensor min_timescale and "
+                    "max_timescale give the "
+                    "ratio "
+                    f"{ratio:.9g} of the next ones: are the positions "
+                    "scaled, or the frequencies in another order?"
+                )
             if not candidates:
-                raise _Mismatch(f"the frequencies fall by a ratio of {ratio:.9g} per "
-                                "pair, which no base gives")
+                raise _Mismatch(
+                    f"the frequencies fall by a ratio of {ratio:.9g} per "
+                    "pair, which no base gives"
+                )
         return ratio, log_error, candidates
 
     fitted, failure = [], None
@@ -847,22 +1119,29 @@ def _identify_reading(data: np.ndarray, reading: _Reading, live: np.ndarray, run
     ratios = {c.scale: r for r, _, found in fitted for c in found}
     # the candidates of the shortest first frequency first
     candidates = [c for _, _, found in fitted for c in found]
-    closest = (min(candidates, key=lambda c: abs(_log_ratio(c, pairs)
-                                                 - math.log(ratios[c.scale])))
-               if ratio else candidates[0])
+    closest = (
+        min(
+            candidates,
+            key=lambda c: abs(_log_ratio(c, pairs) - math.log(ratios[c.scale])),
+        )
+        if ratio
+        else candidates[0]
+    )
     sample = _sample(live)
 
     def candidate_args(candidate: _Candidate) -> tuple:
         c = candidate
         return c.family, c.base, c.d_model, n_freq, c.scale
 
-    theta = np.arctan2(data[np.ix_(sample, reading.sin)], data[np.ix_(sample, reading.cos)])
+    theta = np.arctan2(
+        data[np.ix_(sample, reading.sin)], data[np.ix_(sample, reading.cos)]
+    )
     worst = None
     tried: set[tuple[int, int, _Candidate]] = set()
 
     def accept(offset: int, angle_bits: int) -> Identification | None:
-        """The most preferred candidate that puts every sampled angle within the envelope at ``offset`` and
-        whose rebuilt table matches every entry, or None."""
+        """The most preferred candidate that puts every sampled angle within the
+        envelope at ``offset`` and whose rebuilt table matches every entry, or None."""
         nonlocal worst
         positions = sample + offset
         for candidate in candidates:
@@ -871,17 +1150,36 @@ def _identify_reading(data: np.ndarray, reading: _Reading, live: np.ndarray, run
             tried.add((offset, angle_bits, candidate))
             omega = _frequencies(*candidate_args(candidate))
             residual = np.abs(_wrap(theta - _angles(positions, omega[:pairs])))
-            angle = np.abs(np.multiply.outer(positions.astype(np.float64), omega[:pairs].astype(np.float64)))
-            if not np.all(residual <= _angle_envelope(angle, candidate.base, bits, angle_bits)):
+            angle = np.abs(
+                np.multiply.outer(
+                    positions.astype(np.float64), omega[:pairs].astype(np.float64)
+                )
+            )
+            if not np.all(
+                residual <= _angle_envelope(angle, candidate.base, bits, angle_bits)
+            ):
                 continue
             freq = _accurate(*candidate_args(candidate))
-            angle_dtype, largest, worst = _check(data, reading, live, freq, offset, candidate.base, bits)
-            if angle_dtype in ("float64", "either") or (angle_bits == 24
-                                                         and angle_dtype != "none"):
+            angle_dtype, largest, worst = _check(
+                data, reading, live, freq, offset, candidate.base, bits
+            )
+            if angle_dtype in ("float64", "either") or (
+                angle_bits == 24 and angle_dtype != "none"
+            ):
                 return Identification(
-                    reading.layout, candidate.family, candidate.base, offset, zero_rows,
-                    zero_columns, angle_dtype, largest, candidate.d_model, width,
-                    candidate.scale, equally(offset, angle_bits, candidate))
+                    reading.layout,
+                    candidate.family,
+                    candidate.base,
+                    offset,
+                    zero_rows,
+                    zero_columns,
+                    angle_dtype,
+                    largest,
+                    candidate.d_model,
+                    width,
+                    candidate.scale,
+                    equally(offset, angle_bits, candidate),
+                )
         return None
 
     def equally(offset: int, angle_bits: int, chosen: _Candidate) -> tuple[str, ...]:
@@ -893,77 +1191,578 @@ def _identify_reading(data: np.ndarray, reading: _Reading, live: np.ndarray, run
                 continue
             omega = _frequencies(*candidate_args(candidate))
             residual = np.abs(_wrap(theta - _angles(sample + offset, omega[:pairs])))
-            angle = np.abs(np.multiply.outer((sample + offset).astype(np.float64),
-                                             omega[:pairs].astype(np.float64)))
+            angle = np.abs(
+                np.multiply.outer(
+                    (sample + offset).astype(np.float64),
+                    omega[:pairs].astype(np.float64),
+                )
+            )
             bound = _angle_envelope(angle, candidate.base, bits, angle_bits)
             if not np.all(residual <= bound):
                 continue
             found.append((candidate.family, candidate.d_model))
-            described.append(_equivalent(candidate.family, candidate.base,
-                                         candidate.d_model))
+            described.append(
+                _equivalent(candidate.family, candidate.base, candidate.d_model)
+            )
         return tuple(described)
 
-    # The offset is searched with the preferred conventions and with the one closest to the measured
-    # ratio (which models the table's own, perhaps rounded, frequencies best): first near position 0,
-    # then over the whole range, with the envelope of float64 angles; then with that of float32 angles,
-    # which is informative only while the fast pairs' angle errors stay well below a radian.
-    # with several first frequencies, the most preferred candidate of each too
-    searched = list(dict.fromkeys(candidates[:6] + [found[0] for _, _, found in fitted]
-                                  + [closest]))
-    for angle_bits, wide, among in ((53, False, searched), (53, True, searched[:1] + [closest]),
-                                    (24, True, searched)):
+    # The offset is searched with the preferred conventions and with the one closest to
+    # the measured ratio (which models the table's own, perhaps rounded, frequencies
+    # best): first near position 0, then over the whole range, with the envelope of
+    # float64 angles; then with that of float32 angles, which is informative only while
+    # the fast pairs' angle errors stay well below a radian. with several first
+    # frequencies, the most preferred candidate of each too
+    searched = list(
+        dict.fromkeys(candidates[:6] + [found[0] for _, _, found in fitted] + [closest])
+    )
+    for angle_bits, wide, among in (
+        (53, False, searched),
+        (53, True, searched[:1] + [closest]),
+        (24, True, searched),
+    ):
         for candidate in dict.fromkeys(among):
             omega = _frequencies(*candidate_args(candidate))
-            phase = np.angle(np.exp(1j * (theta - _angles(sample, omega[:pairs]))).sum(axis=0))
-            offset = _search_offset(phase, omega[:pairs], n, candidate.base, bits, angle_bits, wide=wide)
+            phase = np.angle(
+                np.exp(1j * (theta - _angles(sample, omega[:pairs]))).sum(axis=0)
+            )
+            offset = _search_offset(
+                phase, omega[:pairs], n, candidate.base, bits, angle_bits, wide=wide
+            )
             if offset is not None:
                 found = accept(offset, angle_bits)
                 if found is not None:
                     return found
     unsure = ""
-    if scales != [1.0]:
-        unsure = ("; or tensor2tensor's frequencies with a min_timescale that "
-                  "no decimal near the first pair's measured "
-                  f"{measured[0]:.7g} radians per row (known to about "
-                  f"{10 * slopes.error[0]:.1g}) reproduces: identify tries only "
-                  "those decimals and the measured value, and at this storage "
-                  "precision and number of rows they may not pin it down")
+    if (
+        scales != [1.0]
+        and given is None
+        and bits <= _PIN_BITS
+        and len(live) <= _PIN_ROWS
+    ):
+        pinned = _pin_scale(
+            data, reading, live, run, bits, zero_rows, zero_columns, fit, n, measured
+        )
+        if isinstance(pinned, Identification):
+            return pinned
+        unsure = "; " + pinned
+    elif scales != [1.0]:
+        unsure = (
+            "; or tensor2tensor's frequencies with a min_timescale that "
+            "no decimal near the first pair's measured "
+            f"{measured[0]:.7g} radians per row (known to about "
+            f"{10 * slopes.error[0]:.1g}) reproduces: identify tries only "
+            "those decimals and the measured value (and pins the timescales "
+            "from the stored numbers only in half-precision tables of at most "
+            f"{_PIN_ROWS} rows), and at this storage "
+            "precision and number of rows they may not pin it down"
+        )
     if worst is not None:
         row, column, deviation, envelope = worst
-        raise _Mismatch(f"the closest convention misses row {row}, column {column} by "
-                        f"{deviation:.3g}, more "
-                        f"than angles formed in float32 explain ({envelope:.3g}): "
-                        "noise, or "
-                        "a table computed some other way" + unsure)
+        raise _Mismatch(
+            f"the closest convention misses row {row}, column {column} by "
+            f"{deviation:.3g}, more "
+            f"than angles formed in float32 explain ({envelope:.3g}): "
+            "noise, or "
+            "a table computed some other way" + unsure
+        )
     for candidate in searched[:2]:  # loosely: angles within about 1e-3 radians
         omega = _frequencies(*candidate_args(candidate))
         turn = np.exp(1j * (theta - _angles(sample, omega[:pairs])))
         phase = np.angle(turn.sum(axis=0))
-        offset = _search_offset(phase, omega[:pairs], n, candidate.base, 12, 53,
-                                wide=False)
+        offset = _search_offset(
+            phase, omega[:pairs], n, candidate.base, 12, 53, wide=False
+        )
         if offset is not None:
             freq = _accurate(*candidate_args(candidate))
             exact = _rebuild(live.astype(np.int64) + offset, reading, freq, width)
             deviation = np.abs(data[live] - exact)
             row, column = np.unravel_index(int(np.argmax(deviation)), deviation.shape)
             near_miss = Identification(
-                reading.layout, candidate.family, candidate.base, offset, (), (),
-                "float64", 0.0, candidate.d_model, width, candidate.scale)
-            raise _Mismatch("the closest convention, "
-                            f"{_LAYOUT_NAMES[reading.layout]} with "
-                            f"{near_miss._frequency_text()}, "
-                            f"{_position_text(offset)}, misses row "
-                            f"{int(live[row])}, column {int(column)} by "
-                            f"{deviation[row, column]:.2g}, more than angles formed in "
-                            "float32 "
-                            "explain (noise, or a table computed some other way)")
+                reading.layout,
+                candidate.family,
+                candidate.base,
+                offset,
+                (),
+                (),
+                "float64",
+                0.0,
+                candidate.d_model,
+                width,
+                candidate.scale,
+            )
+            raise _Mismatch(
+                "the closest convention, "
+                f"{_LAYOUT_NAMES[reading.layout]} with "
+                f"{near_miss._frequency_text()}, "
+                f"{_position_text(offset)}, misses row "
+                f"{int(live[row])}, column {int(column)} by "
+                f"{deviation[row, column]:.2g}, more than angles formed in "
+                "float32 "
+                "explain (noise, or a table computed some other way)"
+            )
     limit = _float32_limit(candidates[0].base)
-    raise _Mismatch("no integer offset and base put every pair at its angle in every row, with angles formed "
-                    f"in float64, or in float32 at positions below {limit:,} (identify does not test float32 "
-                    "angles further out, where their errors grow to a large fraction of a radian in the fast "
-                    "pairs): the rows are not at integer positions, the positions are scaled, the frequencies "
-                    "are not geometric, or the angles were formed in float32 far out"
-                    + unsure)
+    raise _Mismatch(
+        "no integer offset and base put every pair at its angle in every row, with "
+        f"angles formed in float64, or in float32 at positions below {limit:,} "
+        "(identify does not test float32 angles further out, where their errors grow "
+        "to a large fraction of a radian in the fast pairs): the rows are not at "
+        "integer positions, the positions are scaled, the frequencies are not "
+        "geometric, or the angles were formed in float32 far out" + unsure
+    )
+
+
+def _first_slope(
+    data: np.ndarray, reading: _Reading, run: np.ndarray, bits: int
+) -> tuple[float, float]:
+    """The first pair's turn per row along ``run``, weighted by what each row's stored
+    numbers pin, and a bound on its error.
+
+    A row's angle ``atan2(a, b)`` is off by at most ``(h(a) |b| + h(b) |a|) / (a**2 +
+    b**2)`` (``h``: half a storage spacing, far finer for an entry near 0 than near 1),
+    plus float32's angle and sine errors (``2**-21 + |angle| 2**-22``); the rows are
+    weighted by the inverse square of that bound, and the error bound is the tilt that
+    bounds of that size, each of the worst sign, would give."""
+    a = data[run, reading.sin[0]]
+    b = data[run, reading.cos[0]]
+    theta = np.unwrap(np.arctan2(a, b))
+    bound = (
+        (_half_ulp(a, bits) * np.abs(b) + _half_ulp(b, bits) * np.abs(a))
+        / (a * a + b * b)
+        + 2.0**-21
+        + np.abs(theta) * 2.0**-22
+    )
+    weight = bound**-2
+    t = np.arange(len(run), dtype=np.float64)
+    t = t - float(weight @ t) / float(weight.sum())
+    spread = float(weight @ (t * t))
+    slope = float((weight * t) @ theta) / spread
+    return slope, float((np.abs(t) * weight) @ bound) / spread
+
+
+def _shortest_decimal(low: float, high: float) -> float:
+    """The decimal with the fewest significant digits in ``[low, high]`` (0 < low <=
+    high), the one nearest the middle among those."""
+    middle = (low + high) / 2
+    for digits in range(1, 18):
+        for value in (
+            float(f"{middle:.{digits - 1}e}"),
+            float(f"{low:.{digits - 1}e}"),
+            float(f"{high:.{digits - 1}e}"),
+        ):
+            if low <= value <= high:
+                return value
+    return middle
+
+
+def _edge(fits: Any, inside: float, step: float) -> float:
+    """The end of the range of ``x`` with ``fits(x)`` reached from ``inside`` (which
+    fits) in the direction of ``step``: widen while the next value fits (at most 8
+    times, doubling the step), then bisect 16 times."""
+    outside = inside + step
+    for _ in range(8):
+        if not fits(outside):
+            break
+        inside, outside = outside, outside + step
+        step *= 2
+    for _ in range(16):
+        middle = (inside + outside) / 2
+        if fits(middle):
+            inside = middle
+        else:
+            outside = middle
+    return inside
+
+
+def _digits(value: float, up: bool) -> str:
+    """``value`` to 9 significant digits, rounded up or down (not to nearest), so that
+    a range printed with it is widened (its ends outwards) or narrowed (inwards)."""
+    exact = decimal.Decimal(value)
+    quantum = decimal.Decimal(1).scaleb(exact.adjusted() - 8)
+    rounded = exact.quantize(
+        quantum, decimal.ROUND_CEILING if up else decimal.ROUND_FLOOR
+    )
+    return f"{float(rounded):.9g}"
+
+
+def _pinned_frequencies(
+    data: np.ndarray,
+    reading: _Reading,
+    live: np.ndarray,
+    bits: int,
+    offset: int,
+    predicted: np.ndarray,
+    base: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The range of each pair's frequency outside which some entry of a non-zero row
+    leaves :func:`_check`'s envelope of float32 angles (for a ``max_timescale`` up to
+    ``base``), when row ``r`` holds position ``r + offset`` (low > high where the rows
+    disagree).
+
+    Within that envelope an entry ``a`` is within ``E = h + f + 2**-22 + |angle|
+    (ln(base) + 4) 2**-23`` of the exact one (``h``: half a storage spacing, taken at
+    ``|a| + 2 E`` so that it is no less than at the exact value; ``f``: ``2**-25`` in
+    float16, whose subnormals are that fine; ``angle``: the pair's measured angle, its
+    winding taken from ``predicted``, a frequency near each pair's, plus 0.01). A sine
+    entry then confines the angle to ``asin([a - E, a + E])`` on the branch its cosine
+    ``b`` names, and a cosine entry to ``acos([b - E, b + E])`` on the branch of the
+    sine's sign; an entry is used only where that branch is certain (the other entry
+    farther than its ``E`` from 0) and the range does not reach +-1. At position ``p``
+    the angle's range over ``p`` is the frequency's, and the ranges are intersected."""
+    rows = live[live + offset != 0]
+    a = data[np.ix_(rows, reading.sin)]
+    b = data[np.ix_(rows, reading.cos)]
+    position = (rows + offset).astype(np.float64)[:, None]
+    theta = np.arctan2(a, b)
+    winding = _TWO_PI * np.round((position * predicted - theta) / _TWO_PI)
+    floor = 2.0**-25 if bits <= 11 else 0.0
+    growth = max(math.log(base), 0.0) + 4
+    spread = floor + 2.0**-22 + (np.abs(theta + winding) + 0.01) * growth * 2.0**-23
+
+    def room(x: np.ndarray) -> np.ndarray:
+        rough = _half_ulp(x, bits) + spread
+        return _half_ulp(np.abs(x) + 2 * rough, bits) + spread
+
+    room_a, room_b = room(a), room(b)
+    big = np.full(a.shape, np.inf)
+    low, high = -big, big.copy()
+    with np.errstate(invalid="ignore"):
+        # the sine: asin on the branch of the cosine's sign
+        use = (np.abs(b) > room_b) & (np.abs(a) + room_a < 1)
+        s_low, s_high = np.arcsin(a - room_a), np.arcsin(a + room_a)
+        s_low, s_high = (
+            np.where(b > 0, s_low, np.pi - s_high),
+            np.where(b > 0, s_high, np.pi - s_low),
+        )
+        shift = _TWO_PI * np.round((theta - (s_low + s_high) / 2) / _TWO_PI)
+        low = np.where(use, s_low + shift, low)
+        high = np.where(use, s_high + shift, high)
+        # the cosine: acos on the branch of the sine's sign
+        use = (np.abs(a) > room_a) & (np.abs(b) + room_b < 1)
+        c_low, c_high = np.arccos(b + room_b), np.arccos(b - room_b)
+        c_low, c_high = (
+            np.where(a > 0, c_low, -c_high),
+            np.where(a > 0, c_high, -c_low),
+        )
+        shift = _TWO_PI * np.round((theta - (c_low + c_high) / 2) / _TWO_PI)
+        low = np.maximum(low, np.where(use, c_low + shift, -big))
+        high = np.minimum(high, np.where(use, c_high + shift, big))
+    low, high = low + winding, high + winding
+    ends = np.sort([low / position, high / position], axis=0)
+    return ends[0].max(axis=0), ends[1].min(axis=0)
+
+
+class _Region(NamedTuple):
+    """The (log min_timescale, log max_timescale) that every pair's frequency range
+    allows: ``normal @ (x, y) <= limit``."""
+
+    normal: np.ndarray  # (constraints, 2)
+    limit: np.ndarray  # (constraints,)
+
+    def slice(self, axis: int, value: float) -> tuple[float, float]:
+        """The range of the other coordinate with coordinate ``axis`` at ``value``
+        (low > high if none)."""
+        a, b = self.normal[:, 1 - axis], self.normal[:, axis]
+        rest = self.limit - b * value
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ends = rest / a
+        if np.any((a == 0) & (rest < 0)):
+            return 1.0, 0.0
+        return float(ends[a < 0].max()), float(ends[a > 0].min())
+
+    def extent(self) -> tuple[float, float, float, float] | None:
+        """The least and greatest x, then y, over the region (None if it is empty):
+        its corners are among the crossings of two of its edges."""
+        n, c = self.normal, self.limit
+        p, q = np.triu_indices(len(c), 1)
+        det = n[p, 0] * n[q, 1] - n[p, 1] * n[q, 0]
+        keep = np.abs(det) > 1e-12
+        p, q, det = p[keep], q[keep], det[keep]
+        x = (c[p] * n[q, 1] - c[q] * n[p, 1]) / det
+        y = (n[p, 0] * c[q] - n[q, 0] * c[p]) / det
+        slack = 1e-12 * (1 + np.abs(c))
+        inside = np.all(
+            np.outer(x, n[:, 0]) + np.outer(y, n[:, 1]) <= c + slack, axis=1
+        )
+        if not np.any(inside):
+            return None
+        x, y = x[inside], y[inside]
+        return float(x.min()), float(x.max()), float(y.min()), float(y.max())
+
+
+def _region(low: np.ndarray, high: np.ndarray, k: int, log_m: float) -> _Region | str:
+    """The region of (x, y) = (log min_timescale, log max_timescale) with every pair's
+    frequency ``w_i = exp((1 + i/(k-1)) x - i/(k-1) y)`` in ``[low_i, high_i]``,
+    ``x <= y <= x + 60`` and ``|x - log_m| <= 1`` (``log_m``: near the measured first
+    frequency), or why there is none."""
+    pairs = len(low)
+    if low[0] <= 0 or np.any(high <= 0) or np.any(low > high):
+        pair = (
+            int(np.nonzero((high <= 0) | (low > high))[0][0])
+            if (np.any(high <= 0) or np.any(low > high))
+            else 0
+        )
+        return f"the rows of pair {pair} agree on no frequency"
+    t = np.arange(pairs) / (k - 1)
+    direction = np.stack([1 + t, -t], axis=1)
+    positive = low > 0
+    normal = np.concatenate(
+        [
+            direction,
+            -direction[positive],
+            [[1.0, -1.0], [-1.0, 1.0], [1.0, 0.0], [-1.0, 0.0]],
+        ]
+    )
+    limit = np.concatenate(
+        [np.log(high), -np.log(low[positive]), [0.0, 60.0, log_m + 1, 1 - log_m]]
+    )
+    return _Region(normal, limit)
+
+
+#: How :func:`_pin_scale` begins the lines it adds to ``alternatives``.
+_PINNED = "min_timescale anywhere from "
+_PINNED_BASE = "max_timescale anywhere from "
+_PIN_GRID = 33  # values of min_timescale tried on each line by _pin_scale
+_PIN_LINES = 17  # max_timescales _pin_scale tries across the range the rows allow
+_PIN_ROWS = 256  # _pin_scale runs only on tables with at most this many non-zero rows
+_PIN_BITS = 11  # ... stored in half precision (at most this many significant bits)
+_PIN_BASES = 2  # preferred max_timescales _pin_scale tries first
+
+
+def _pin_scale(
+    data: np.ndarray,
+    reading: _Reading,
+    live: np.ndarray,
+    run: np.ndarray,
+    bits: int,
+    zero_rows: tuple,
+    zero_columns: tuple,
+    fit: Any,
+    n: int,
+    predicted: np.ndarray,
+) -> Identification | str:
+    """The second pass for tensor2tensor's timescales when no decimal near the first
+    measurement fits (half-precision tables of at most :data:`_PIN_ROWS` rows).
+
+    At the offset the float32 envelope finds (with the first frequency measured from
+    what each stored number pins, :func:`_first_slope`), each pair's frequency range
+    (:func:`_pinned_frequencies`) bounds ``(log m, log M)`` to a polygon (every
+    ``log w_i`` is linear in them) outside which no timescales fit. On lines of fixed
+    ``M`` (the preferred max_timescales first, then :data:`_PIN_LINES` across the
+    polygon, from its middle outwards), :data:`_PIN_GRID` values of ``m`` across the
+    polygon's slice are tried until one fits every entry. From there: if ``M`` is not
+    a preferred one, its range at that ``m`` is found by widening and bisection
+    (:func:`_edge`) and its shortest decimal taken; then ``m``'s range at that ``M``
+    and its shortest decimal; then ``M``'s range again at that ``m``. The ranges, each
+    at the other timescale's reported value, and the polygon's extent go into
+    ``alternatives``. Otherwise say what was seen."""
+    measured, error = _first_slope(data, reading, run, bits)
+    pairs = len(reading.sin)
+    n_freq = pairs + (reading.lone is not None)
+    sample = _sample(live)
+    theta = np.arctan2(
+        data[np.ix_(sample, reading.sin)], data[np.ix_(sample, reading.cos)]
+    )
+    told = (
+        f"or tensor2tensor's frequencies with a min_timescale near {measured:.9g} "
+        f"(the first pair's turn per row, pinned by the stored numbers to within "
+        f"{error:.2g})"
+    )
+    try:
+        candidates = [c for c in fit(measured)[2] if c.family == "tensor2tensor"]
+    except _Mismatch:
+        return told + ": the other pairs do not fall geometrically from it"
+    if not candidates or pairs < 2 or candidates[0].d_model // 2 < 2:
+        return told + ": no max_timescale gives the other pairs' ratio"
+    k = candidates[0].d_model // 2
+
+    def fits(scale: float, base: float, offset: int) -> bool:
+        if not base > scale:
+            return False
+        args = ("tensor2tensor", base, candidates[0].d_model, n_freq, scale)
+        omega = _frequencies(*args)
+        positions = sample + offset
+        residual = np.abs(_wrap(theta - _angles(positions, omega[:pairs])))
+        angle = np.abs(
+            np.multiply.outer(
+                positions.astype(np.float64), omega[:pairs].astype(np.float64)
+            )
+        )
+        if not np.all(residual <= _angle_envelope(angle, base, bits, 24)):
+            return False
+        return (
+            _check(data, reading, live, _accurate(*args), offset, base, bits)[0]
+            != "none"
+        )
+
+    def base_range(scale: float, base: float, offset: int, step: float) -> list[float]:
+        """The ends of the range of max_timescale that fits at ``scale``, from ``base``
+        outwards in steps ``step`` (of its log)."""
+        return [
+            math.exp(
+                _edge(
+                    lambda v: fits(scale, math.exp(v), offset),
+                    math.log(base),
+                    s * step,
+                )
+            )
+            for s in (-1, 1)
+        ]
+
+    def scale_range(scale: float, base: float, offset: int, step: float) -> list[float]:
+        """The ends of the range of min_timescale that fits at ``base``, from ``scale``
+        outwards in steps ``step`` (of its log)."""
+        return [
+            math.exp(
+                _edge(
+                    lambda v: fits(math.exp(v), base, offset),
+                    math.log(scale),
+                    s * step,
+                )
+            )
+            for s in (-1, 1)
+        ]
+
+    offsets: list[int] = []
+    for candidate in candidates[:6]:
+        omega = _frequencies(
+            candidate.family, candidate.base, candidate.d_model, n_freq, measured
+        )[:pairs]
+        phase = np.angle(np.exp(1j * (theta - _angles(sample, omega))).sum(axis=0))
+        offset = _search_offset(phase, omega, n, candidate.base, bits, 24)
+        if offset is not None and offset not in offsets:
+            offsets.append(offset)
+    if not offsets:
+        return (
+            told
+            + ": no offset puts the pairs at their angles with max_timescale "
+            + " or ".join(_number(c.base) for c in candidates[:6])
+        )
+    preferred = [c.base for c in candidates[:_PIN_BASES]]
+    seen = []
+    for offset in offsets[:2]:
+        where = _position_text(offset)
+        base = max(c.base for c in candidates[:6])
+        for _ in range(3):  # the envelope grows with max_timescale: until it covers it
+            low, high = _pinned_frequencies(
+                data, reading, live, bits, offset, predicted[:pairs], base
+            )
+            region = _region(low, high, k, math.log(measured))
+            extent = region.extent() if isinstance(region, _Region) else None
+            if extent is None or math.exp(extent[3]) <= base:
+                break
+            base = 1.01 * math.exp(extent[3])
+        if isinstance(region, str) or extent is None:
+            seen.append(
+                f"{where}: "
+                + (
+                    region
+                    if isinstance(region, str)
+                    else "the pairs' frequency ranges, which the stored "
+                    "numbers allow, admit no min_timescale and "
+                    "max_timescale together"
+                )
+            )
+            continue
+        x_lo, x_hi, y_lo, y_hi = extent
+        if (
+            y_hi >= x_lo + 59
+            or min(x_lo - math.log(measured), x_hi - math.log(measured)) <= -0.99
+            or (x_hi >= math.log(measured) + 0.99)
+        ):
+            seen.append(f"{where}: the rows do not bound max_timescale")
+            continue
+        lines = [(math.log(b), b) for b in preferred if y_lo <= math.log(b) <= y_hi]
+        middle, half = (y_lo + y_hi) / 2, (y_hi - y_lo) / 2
+        across = middle + half * np.linspace(-1.0, 1.0, _PIN_LINES)
+        order = np.argsort(
+            np.abs(np.arange(_PIN_LINES) - _PIN_LINES // 2), kind="stable"
+        )
+        lines += [(float(across[j]), math.exp(across[j])) for j in order]
+        found = None
+        grid_order = np.argsort(
+            np.abs(np.arange(_PIN_GRID) - _PIN_GRID // 2), kind="stable"
+        )
+        for y, base in lines:
+            left, right = region.slice(1, y)
+            if left > right:
+                continue
+            grid = (left + right) / 2 + (right - left) / 2 * np.linspace(
+                -1.0, 1.0, _PIN_GRID
+            )
+            for j in grid_order:
+                if fits(math.exp(grid[j]), base, offset):
+                    found = float(grid[j]), base, (right - left) / 8
+                    break
+            if found:
+                break
+        if found is None:
+            tried = " or ".join(
+                _number(b) for b in preferred if y_lo <= math.log(b) <= y_hi
+            )
+            seen.append(
+                f"{where}: the stored numbers allow min_timescale only from "
+                f"{_digits(math.exp(x_lo), False)} to "
+                f"{_digits(math.exp(x_hi), True)} and max_timescale only "
+                f"from {_digits(math.exp(y_lo), False)} to "
+                f"{_digits(math.exp(y_hi), True)}, and no min_timescale tried "
+                f"({_PIN_GRID} across that range on each line) fits every "
+                "entry with max_timescale "
+                + (tried + " or " if tried else "")
+                + f"any of {_PIN_LINES} values across its range"
+            )
+            continue
+        x, base, step = found
+        scale = math.exp(x)
+        free = base not in preferred
+        y_step = max((y_hi - y_lo) / 8, 1e-9)
+
+        if free:  # max_timescale's shortest decimal at this min_timescale
+            choice = _shortest_decimal(*base_range(scale, base, offset, y_step))
+            base = choice if fits(scale, choice, offset) else base
+        scale_ends = scale_range(scale, base, offset, step)
+        choice = _shortest_decimal(*scale_ends)
+        scale = choice if fits(choice, base, offset) else scale
+        extra = []
+        if free:
+            ends = base_range(scale, base, offset, y_step)
+            extra.append(
+                f"{_PINNED_BASE}{_digits(ends[0], True)} to "
+                f"{_digits(ends[1], False)} fits the table as well "
+                f"at min_timescale {_number(scale)} (its ends found by "
+                "bisection); at any min_timescale, none outside "
+                f"{_digits(math.exp(y_lo), False)} to "
+                f"{_digits(math.exp(y_hi), True)} fits"
+            )
+        try:
+            ident = _identify_reading(
+                data,
+                reading,
+                live,
+                run,
+                bits,
+                zero_rows,
+                zero_columns,
+                given=[scale],
+                given_base=base,
+            )
+        except _Mismatch as mismatch:
+            seen.append(
+                f"{where}: with min_timescale {_number(scale)} and "
+                f"max_timescale {_number(base)}, which fit every entry, "
+                f"the table is still refused ({mismatch})"
+            )
+            continue
+        line = (
+            f"{_PINNED}{_digits(scale_ends[0], True)} to "
+            f"{_digits(scale_ends[1], False)} fits the table as well at "
+            f"max_timescale {_number(base)} (its ends found by bisection); at any "
+            f"max_timescale, none outside {_digits(math.exp(x_lo), False)} to "
+            f"{_digits(math.exp(x_hi), True)} fits"
+        )
+        return dataclasses.replace(
+            ident, alternatives=(line, *extra) + ident.alternatives
+        )
+    return told + ": " + "; ".join(seen)
 
 
 def _row_pattern(data: np.ndarray, run: np.ndarray) -> str:
@@ -976,14 +1775,18 @@ def _row_pattern(data: np.ndarray, run: np.ndarray) -> str:
         inverse = rows[2].ravel()
         r = int(np.nonzero(np.bincount(inverse)[inverse] > 1)[0][0])
         same = [int(run[j]) for j in np.nonzero(inverse == inverse[r])[0]]
-        return (f"rows {same[0]} and {same[1]} are equal, which no two positions give: "
-                "positions clamped (as Transformer-XL's clamp_len does) or repeated")
+        return (
+            f"rows {same[0]} and {same[1]} are equal, which no two positions give: "
+            "positions clamped (as Transformer-XL's clamp_len does) or repeated"
+        )
     for period in range(2, min(len(x) // 2, 128) + 1):
         repeat = np.all(x[period:] == x[:-period], axis=0)
         if np.any(repeat):
-            return (f"{int(repeat.sum())} of its columns repeat every {period} rows: "
-                    "the rows look like the cells of a grid read row by row (a 2-D "
-                    "encoding flattened), not positions on a line")
+            return (
+                f"{int(repeat.sum())} of its columns repeat every {period} rows: "
+                "the rows look like the cells of a grid read row by row (a 2-D "
+                "encoding flattened), not positions on a line"
+            )
     return ""
 
 
@@ -996,76 +1799,112 @@ def _near_miss(data: np.ndarray, core: np.ndarray, live: np.ndarray) -> str:
         # 2**-22 leaves room for the division and the product here)
         steps = x * levels
         if np.all(np.abs(steps - np.round(steps)) <= np.abs(steps) * 2.0**-22):
-            return (f" Every entry is a multiple of 1/{levels} (to float32 "
-                    "rounding): a table quantized to "
-                    "integers (int8 or int16), which moves each entry by up to half a "
-                    "step.")
+            return (
+                f" Every entry is a multiple of 1/{levels} (to float32 "
+                "rounding): a table quantized to "
+                "integers (int8 or int16), which moves each entry by up to half a "
+                "step."
+            )
     m = len(core)
     if m % 4 == 0 and m >= 8:
         quarter = m // 4
-        a = x[:, np.r_[0:quarter, 2 * quarter:3 * quarter]]
-        b = x[:, np.r_[quarter:2 * quarter, 3 * quarter:m]]
+        a = x[:, np.r_[0:quarter, 2 * quarter : 3 * quarter]]
+        b = x[:, np.r_[quarter : 2 * quarter, 3 * quarter : m]]
         if np.abs(a * a + b * b - 1).max() <= 1e-5:
-            return (" Each half of its columns is a [sin | cos] table of its own: a "
-                    "2-D "
-                    "encoding (MAE's get_2d_sincos_pos_embed, say), whose rows are "
-                    "cells of "
-                    "a grid, not positions on a line.")
-    best = min(float(np.abs(data[np.ix_(live, r.sin)] ** 2
-                            + data[np.ix_(live, r.cos)] ** 2 - 1).max())
-               for r in _readings(core))
+            return (
+                " Each half of its columns is a [sin | cos] table of its own: a "
+                "2-D "
+                "encoding (MAE's get_2d_sincos_pos_embed, say), whose rows are "
+                "cells of "
+                "a grid, not positions on a line."
+            )
+    best = min(
+        float(
+            np.abs(
+                data[np.ix_(live, r.sin)] ** 2 + data[np.ix_(live, r.cos)] ** 2 - 1
+            ).max()
+        )
+        for r in _readings(core)
+    )
     if best <= 0.05:
-        return (f" The closest layout misses the circle by {best:.2g}: a sinusoidal "
-                "table with noise "
-                "of about that size added (or trained away from a sinusoidal start).")
+        return (
+            f" The closest layout misses the circle by {best:.2g}: a sinusoidal "
+            "table with noise "
+            "of about that size added (or trained away from a sinusoidal start)."
+        )
     return ""
 
 
-def _describe_columns(data: np.ndarray, core: np.ndarray, run: np.ndarray, zero_rows: tuple) -> str:
+def _describe_columns(
+    data: np.ndarray, core: np.ndarray, run: np.ndarray, zero_rows: tuple
+) -> str:
     """Why the columns do not pair up: what each column is on its own."""
     x = data[np.ix_(run, core)]
     if len(run) < 3:
         return ""
     mid, around = x[1:-1], x[2:] + x[:-2]
     energy = (mid * mid).sum(axis=0)
-    c = np.where(energy > 0, (mid * around).sum(axis=0) / np.where(energy > 0, 2 * energy, 1), 2.0)
-    residual = np.sqrt(((around - 2 * c * mid) ** 2).sum(axis=0) / np.maximum((around**2).sum(axis=0), 1e-300))
+    c = np.where(
+        energy > 0,
+        (mid * around).sum(axis=0) / np.where(energy > 0, 2 * energy, 1),
+        2.0,
+    )
+    residual = np.sqrt(
+        ((around - 2 * c * mid) ** 2).sum(axis=0)
+        / np.maximum((around**2).sum(axis=0), 1e-300)
+    )
     if not np.all(residual < 1e-3) or not np.all(np.abs(c) <= 1 + 1e-6):
-        return (" Its columns are not sinusoids of the row index either: a learned or random embedding "
-                "looks like this.")
+        return (
+            " Its columns are not sinusoids of the row index either: a learned or "
+            "random embedding looks like this."
+        )
     freq = np.arccos(np.clip(c, -1, 1))
     shown = ", ".join(f"{f:.4g}" for f in freq[:6])
-    text = (f" Every column is a sinusoid of the row index, but no two columns are a sine and a cosine of "
-            f"one frequency: the columns turn by {shown}, ... radians per row.")
+    text = (
+        " Every column is a sinusoid of the row index, but no two columns are a sine "
+        f"and a cosine of one frequency: the columns turn by {shown}, ... radians per "
+        "row."
+    )
     reliable = np.nonzero(freq > 0.05)[0]
     if len(reliable) >= 3 and reliable[0] == 0 and abs(freq[0] - 1) < 1e-3:
         j = reliable
         ratio = math.exp(float(np.polyfit(j, np.log(freq[j]), 1)[0]))
         if np.allclose(freq[j], ratio**j, rtol=2e-3):
             base = ratio ** (-len(core) / 2)
-            text += (f" Column j has frequency {ratio:.5g}**j, that is base**(-2j/d) with base {base:.5g} for "
-                     f"d = {len(core)}: the exponent counts columns, 2j/d, where the paper's counts pairs, "
-                     "2*(j//2)/d (hand-written code that loops over every dimension, or writes 2*(i+1)/d for "
-                     "the cosine of column i + 1, does this).")
-        elif len(j) >= 4 and np.allclose(freq[j][1::2][: len(freq[j][2::2])], freq[j][2::2], rtol=2e-3):
-            text += (" Each cosine column turns like the next pair's sine: the cosine's exponent is "
-                     "2(i+1)/d where it should be 2i/d.")
+            text += (
+                f" Column j has frequency {ratio:.5g}**j, that is base**(-2j/d) with "
+                f"base {base:.5g} for d = {len(core)}: the exponent counts columns, "
+                "2j/d, where the paper's counts pairs, 2*(j//2)/d (hand-written code "
+                "that loops over every dimension, or writes 2*(i+1)/d for the cosine "
+                "of column i + 1, does this)."
+            )
+        elif len(j) >= 4 and np.allclose(
+            freq[j][1::2][: len(freq[j][2::2])], freq[j][2::2], rtol=2e-3
+        ):
+            text += (
+                " Each cosine column turns like the next pair's sine: the cosine's "
+                "exponent is 2(i+1)/d where it should be 2i/d."
+            )
     if data[run[0], core].min() > 1 - 1e-6:
-        text += (" Every column starts at 1, like cosines of position 0: a rotary (RoPE) cos cache holds "
-                 "cosines only, and is not a position table.")
+        text += (
+            " Every column starts at 1, like cosines of position 0: a rotary (RoPE) "
+            "cos cache holds cosines only, and is not a position table."
+        )
     elif 0 in zero_rows and run[0] == 1:
-        text += (" Row 0 is zero, like sines of position 0: a rotary (RoPE) sin cache holds sines only, and "
-                 "is not a position table.")
+        text += (
+            " Row 0 is zero, like sines of position 0: a rotary (RoPE) sin cache holds "
+            "sines only, and is not a position table."
+        )
     return text
 
 
 def identify(table: ArrayLike) -> Identification:
     r"""Name the convention of a sinusoidal position table, or say why it is not one.
 
-    Given the table some code produced (one row per position), find the column layout, the
-    family of frequencies and its base, the position of the first row, the padding rows and
-    columns, and whether the angles were formed in float32 or float64; then rebuild the
-    convention's table and measure how far the input is from it. Chapter 8
+    Given the table some code produced (one row per position), find the column layout,
+    the family of frequencies and its base, the position of the first row, the padding
+    rows and columns, and whether the angles were formed in float32 or float64; then
+    rebuild the convention's table and measure how far the input is from it. Chapter 8
     (:doc:`/notebooks/08_which_encoding`) runs it on the conventions of widely used code
     and on broken code.
 
@@ -1087,11 +1926,11 @@ def identify(table: ArrayLike) -> Identification:
         If ``table`` is not an array of real numbers (a complex array, such as the
         ``freqs_cis`` of rotary code, is refused with that explanation).
     ValueError
-        If ``table`` is not 2-D, holds nan or infinity, has fewer than 8 rows or fewer than 4
-        consecutive non-zero rows (from which the frequencies are measured), or is not a
-        sinusoidal encoding: the message says why (constant or zero, entries outside
-        [-1, 1], equal columns as in a rotary cos/sin cache, columns that do not pair
-        into sines and cosines of one frequency, frequencies that are not geometric
+        If ``table`` is not 2-D, holds nan or infinity, has fewer than 8 rows or fewer
+        than 4 consecutive non-zero rows (from which the frequencies are measured), or
+        is not a sinusoidal encoding: the message says why (constant or zero, entries
+        outside [-1, 1], equal columns as in a rotary cos/sin cache, columns that do not
+        pair into sines and cosines of one frequency, frequencies that are not geometric
         (from 1, or from a first frequency that a tensor2tensor ``min_timescale`` near
         the measured one explains), rows that are not at integer positions, or
         deviations larger than float32 angles explain).
@@ -1099,10 +1938,10 @@ def identify(table: ArrayLike) -> Identification:
     Notes
     -----
     **How it decides.** The layouts and frequencies are told apart by arithmetic, not by
-    the look of the table: a layout must put every (sine, cosine) pair on the unit circle,
-    and the rebuilt table must match every entry within an envelope derived from the
-    rounding of the stored numbers and of the angles. The storage precision is read off
-    the input: an array whose numbers are all float32 numbers counts as float32, all
+    the look of the table: a layout must put every (sine, cosine) pair on the unit
+    circle, and the rebuilt table must match every entry within an envelope derived from
+    the rounding of the stored numbers and of the angles. The storage precision is read
+    off the input: an array whose numbers are all float32 numbers counts as float32, all
     bfloat16 numbers as bfloat16, all float16 numbers as float16.
 
     **Tables that fit more than one description.** The candidates are ranked, and the
@@ -1126,17 +1965,17 @@ def identify(table: ArrayLike) -> Identification:
     width 8, its 1000 is the paper's 10000; at width 6, the paper's :math:`10^6` is its
     10000).
 
-    **The offset.** With the envelope of float64 angles it is searched over
-    ``|offset| < 2**31`` (more precisely, over :math:`2^{24}` windings of the slowest
-    pair either side of 0, which covers :math:`2^{31}` whenever the slowest pair turns by
-    less than 0.049 radians per row, as it does at every width above 3 with base 10000);
-    with the envelope of float32 angles only at positions below
-    :math:`2^{21}/(\ln b + 4)`, about 158,000 for base 10000, beyond which those
-    envelopes stop pinning a position down. Of the offsets that fit, the one whose angles
-    miss least is returned. A table with few frequencies can fit several offsets whose
-    differences are nearly multiples of every wavelength (a single pair: integers nearly
-    a multiple of :math:`2\pi` apart, chapter 4); with float64 angles the best fit is
-    the right one unless the stored numbers cannot tell them apart.
+    **The offset.** With the envelope of float64 angles it is searched over ``|offset| <
+    2**31`` (more precisely, over :math:`2^{24}` windings of the slowest pair either
+    side of 0, which covers :math:`2^{31}` whenever the slowest pair turns by less than
+    0.049 radians per row, as it does at every width above 3 with base 10000); with the
+    envelope of float32 angles only at positions below :math:`2^{21}/(\ln b + 4)`, about
+    158,000 for base 10000, beyond which those envelopes stop pinning a position down.
+    Of the offsets that fit, the one whose angles miss least is returned. A table with
+    few frequencies can fit several offsets whose differences are nearly multiples of
+    every wavelength (a single pair: integers nearly a multiple of :math:`2\pi` apart,
+    chapter 4); with float64 angles the best fit is the right one unless the stored
+    numbers cannot tell them apart.
 
     **Time.** Every entry is compared with the rebuilt table, in blocks of rows; the
     time grows with the number of entries. An 8192 x 1024 table takes a few seconds
@@ -1146,11 +1985,15 @@ def identify(table: ArrayLike) -> Identification:
     before one fits. Measured on the same kind of machine (load about 4 to 7):
     Whisper's 4096 x 512 table in bfloat16 7.1 to 10.6 s, its 1500 x 384 table in
     float16 1.7 to 7.1 s, the first 32 columns of a width-512 table with float32
-    angles, 40 rows, 5.6 to 14.7 s.
+    angles, 40 rows, 5.6 to 14.7 s. The second pass for ``min_timescale`` (see
+    :class:`Identification`) runs only on half-precision tables of at most 256 rows
+    whose first pass failed: DETR's normalized tables of 8 to 40 rows and 64 or 128
+    features (both timescales pinned by it) took 1.2 to 5.9 s in float16 and 1.8 to
+    6.2 s in bfloat16 (each measured once, load about 7).
 
-    **The rebuilt table** is computed like :func:`sinusoidal`'s first rows: frequencies in
-    double-double arithmetic, the angle reduced exactly, each entry within about half a unit
-    in the last place of the exact value, on every platform.
+    **The rebuilt table** is computed like :func:`sinusoidal`'s first rows: frequencies
+    in double-double arithmetic, the angle reduced exactly, each entry within about half
+    a unit in the last place of the exact value, on every platform.
 
     Examples
     --------
@@ -1166,11 +2009,14 @@ def identify(table: ArrayLike) -> Identification:
 
 
 def _identify(array: np.ndarray, *, backwards: bool) -> Identification:
-    """:func:`identify` of a validated array; ``backwards`` says whether to try the rows reversed."""
+    """:func:`identify` of a validated array; ``backwards`` says whether to try the rows
+    reversed."""
     data = array.astype(np.float64)
     n, width = data.shape
     if n < MIN_ROWS:
-        raise ValueError(f"table must have at least {MIN_ROWS} rows (positions), got {n}")
+        raise ValueError(
+            f"table must have at least {MIN_ROWS} rows (positions), got {n}"
+        )
     bits = _storage_bits(array)
     zero_column = ~data.any(axis=0)
     zero_row = ~data.any(axis=1)
@@ -1181,28 +2027,41 @@ def _identify(array: np.ndarray, *, backwards: bool) -> Identification:
     if len(live) == 0:
         raise ValueError("table is all zeros: not a sinusoidal encoding")
     if len(core) < 2:
-        raise ValueError("table has fewer than 2 non-zero columns: a sinusoidal encoding has a sine and a cosine "
-                         "of each frequency")
+        raise ValueError(
+            "table has fewer than 2 non-zero columns: a sinusoidal encoding has a sine "
+            "and a cosine of each frequency"
+        )
     largest = float(np.abs(data).max())
     if largest > 1.01:
-        raise ValueError(f"table has entries up to {largest:.6g} in size, but sines and cosines lie in [-1, 1]: "
-                         "not a sinusoidal encoding as it stands (scaled, by sqrt(d_model) say, or added to token "
-                         "embeddings?)")
+        raise ValueError(
+            f"table has entries up to {largest:.6g} in size, but sines and cosines lie "
+            "in [-1, 1]: not a sinusoidal encoding as it stands (scaled, by "
+            "sqrt(d_model) say, or added to token embeddings?)"
+        )
     beyond = ""
     if largest > 1 + 2.0**-20:
-        beyond = (f" Its entries reach 1 + {largest - 1:.2g}, slightly outside [-1, "
-                  "1]: noise, "
-                  "or sines and cosines from an inexact recurrence, not a scaled "
-                  "table.")
+        beyond = (
+            f" Its entries reach 1 + {largest - 1:.2g}, slightly outside [-1, "
+            "1]: noise, "
+            "or sines and cosines from an inexact recurrence, not a scaled "
+            "table."
+        )
     if np.all(data[live] == data[live[0]]):
-        raise ValueError("table is not a sinusoidal encoding: every non-zero row is the same")
+        raise ValueError(
+            "table is not a sinusoidal encoding: every non-zero row is the same"
+        )
     runs = _runs(live)
-    run = max(runs, key=len)[:4096]  # enough rows to measure every frequency to a few parts in 1e9
+    run = max(runs, key=len)[
+        :4096
+    ]  # enough rows to measure every frequency to a few parts in 1e9
     if len(run) < _MIN_RUN:
-        raise ValueError(f"table needs at least {_MIN_RUN} consecutive non-zero rows to measure frequencies, "
-                         f"the longest run has {len(run)}")
+        raise ValueError(
+            f"table needs at least {_MIN_RUN} consecutive non-zero rows to measure "
+            f"frequencies, the longest run has {len(run)}"
+        )
 
-    # Layouts that put every pair on the unit circle; the circle test does not see which column is the sine.
+    # Layouts that put every pair on the unit circle; the circle test does not see which
+    # column is the sine.
     tolerance = max(2.0**-16, 16 * 2.0**-bits)
     readings = []
     sampled = _sample(live)
@@ -1211,30 +2070,42 @@ def _identify(array: np.ndarray, *, backwards: bool) -> Identification:
         if all(_on_circle(data, reading, rows, tolerance) for rows in (sampled, live)):
             readings.append(reading)
     if not readings:
-        # Equal columns, leaving out constant ones (the cosine of a slow pair can round to 1 in every row,
-        # and neighbouring slow pairs can round to the same numbers: a stored table can have equal columns
-        # that its exact values do not; here no layout fits, so they are not that).
+        # Equal columns, leaving out constant ones (the cosine of a slow pair can round
+        # to 1 in every row, and neighbouring slow pairs can round to the same numbers:
+        # a stored table can have equal columns that its exact values do not; here no
+        # layout fits, so they are not that).
         varying = core[np.ptp(data[np.ix_(live, core)], axis=0) > 0]
         equal = _equal_columns(data, varying, live)
         if equal:
-            raise ValueError(f"table has equal columns ({', '.join(str(j) for j in equal[:4])}) and no layout of "
-                             "(sine, cosine) pairs: this looks like a rotary (RoPE) cos or sin cache, which "
-                             "repeats each angle (cat((freqs, freqs)) or repeat_interleave); a rotary cache is not "
-                             "a position table")
+            raise ValueError(
+                f"table has equal columns ({', '.join(str(j) for j in equal[:4])}) and "
+                "no layout of (sine, cosine) pairs: this looks like a rotary (RoPE) "
+                "cos or sin cache, which repeats each angle (cat((freqs, freqs)) or "
+                "repeat_interleave); a rotary cache is not a position table"
+            )
         radius = _common_radius(data, core, live)
         if radius is not None:
-            raise ValueError(f"table is a sinusoidal encoding scaled by {radius:.6g}: its (sine, cosine) pairs lie "
-                             "on a circle of that radius, not 1; divide by it and ask again")
-        raise ValueError("table is not a sinusoidal encoding: no layout of its columns into (sine, cosine) pairs "
-                         "puts every pair on the unit circle (sin**2 + cos**2 = "
-                         "1)." + beyond
-                         + (_near_miss(data, core, live)
-                            or _describe_columns(data, core, run, zero_rows)))
+            raise ValueError(
+                f"table is a sinusoidal encoding scaled by {radius:.6g}: its (sine, "
+                "cosine) pairs lie on a circle of that radius, not 1; divide by it and "
+                "ask again"
+            )
+        raise ValueError(
+            "table is not a sinusoidal encoding: no layout of its columns into (sine, "
+            "cosine) pairs puts every pair on the unit circle (sin**2 + cos**2 = 1)."
+            + beyond
+            + (
+                _near_miss(data, core, live)
+                or _describe_columns(data, core, run, zero_rows)
+            )
+        )
 
     reasons = []
     for reading in readings:
         try:
-            ident = _identify_reading(data, reading, live, run, bits, zero_rows, zero_columns)
+            ident = _identify_reading(
+                data, reading, live, run, bits, zero_rows, zero_columns
+            )
         except _Mismatch as mismatch:
             reasons.append(f"read as {reading.layout.replace('_', ' ')}: {mismatch}")
             continue
@@ -1245,53 +2116,78 @@ def _identify(array: np.ndarray, *, backwards: bool) -> Identification:
                 f"{ident._frequency_text()}, {_position_text(ident.offset)}, "
                 "but every convention identify names puts the sine of a pair before "
                 "its cosine (the paper's PE(pos, 2i) = sin(pos / 10000**(2i/d))); "
-                "swap each pair of columns and ask again")
+                "swap each pair of columns and ask again"
+            )
         return ident
     first = None
     if backwards:
         first = _backwards(data, readings, live, bits, zero_rows, zero_columns)
     if first is not None:
-        raise ValueError(f"table runs backwards: row r holds position {first} - r (positions fall down the "
-                         "rows); reverse its rows, table[::-1], and ask again")
+        raise ValueError(
+            f"table runs backwards: row r holds position {first} - r (positions fall "
+            "down the rows); reverse its rows, table[::-1], and ask again"
+        )
     # a reading that fails at once for the direction of its first pair says nothing
     if len(reasons) > 1:
         kept = [r for r in reasons if not r.endswith("the first pair turns backwards")]
         reasons = kept or reasons
-    raise ValueError("table is not a sinusoidal encoding of a known convention: "
-                     + "; ".join(reasons) + ("." + beyond if beyond else ""))
+    raise ValueError(
+        "table is not a sinusoidal encoding of a known convention: "
+        + "; ".join(reasons)
+        + ("." + beyond if beyond else "")
+    )
 
 
 def _table_array(table: Any) -> np.ndarray:
-    """The input as a 2-D array of finite real numbers (bfloat16 and other extension floats included)."""
+    """The input as a 2-D array of finite real numbers (bfloat16 and other extension
+    floats included)."""
     if isinstance(table, np.ndarray) and _validate.is_extension_float(table.dtype):
         array = table
     else:
         try:
-            probe = np.asarray(table) if not isinstance(table, (str, bytes, dict, set, frozenset)) else None
+            probe = (
+                np.asarray(table)
+                if not isinstance(table, (str, bytes, dict, set, frozenset))
+                else None
+            )
         except (TypeError, ValueError, OverflowError):
             probe = None
         if probe is not None and probe.dtype.kind == "c":
-            raise TypeError("table must be an array of real numbers, got a complex array (the freqs_cis of "
-                            "rotary code is complex: a rotary cache, not a position table)")
+            raise TypeError(
+                "table must be an array of real numbers, got a complex array (the "
+                "freqs_cis of rotary code is complex: a rotary cache, not a position "
+                "table)"
+            )
         if probe is not None and probe.ndim == 3 and probe.shape[0] == 1:
-            raise ValueError(f"table must be a 2-D array, got shape {probe.shape}: a "
-                             "batch of "
-                             "one table (tensor2tensor's get_timing_signal_1d returns "
-                             "one); "
-                             "pass table[0]")
+            raise ValueError(
+                f"table must be a 2-D array, got shape {probe.shape}: a "
+                "batch of "
+                "one table (tensor2tensor's get_timing_signal_1d returns "
+                "one); "
+                "pass table[0]"
+            )
         if probe is not None and _validate.is_extension_float(probe.dtype):
             array = probe
         else:
             return _validate.float_array(table, "table", ndim=2)
     if array.ndim != 2:
-        raise ValueError(f"table must be a 2-D array of finite real numbers (int or float), got shape {array.shape}")
+        raise ValueError(
+            "table must be a 2-D array of finite real numbers (int or float), got "
+            f"shape {array.shape}"
+        )
     if not np.all(np.isfinite(array.astype(np.float32))):
-        raise ValueError("table must be a 2-D array of finite real numbers (int or float); it holds nan or infinity")
+        raise ValueError(
+            "table must be a 2-D array of finite real numbers (int or float); it holds "
+            "nan or infinity"
+        )
     return array
 
 
-def _equal_columns(data: np.ndarray, columns: np.ndarray, live: np.ndarray) -> list[int]:
-    """The first group of equal columns among ``columns``: candidates by a few rows, then checked in full."""
+def _equal_columns(
+    data: np.ndarray, columns: np.ndarray, live: np.ndarray
+) -> list[int]:
+    """The first group of equal columns among ``columns``: candidates by a few rows,
+    then checked in full."""
     key = np.ascontiguousarray(data[np.ix_(_sample(live)[:16], columns)].T)
     _, inverse, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
     inverse = inverse.ravel()
@@ -1304,13 +2200,20 @@ def _equal_columns(data: np.ndarray, columns: np.ndarray, live: np.ndarray) -> l
     return []
 
 
-def _common_radius(data: np.ndarray, core: np.ndarray, live: np.ndarray) -> float | None:
-    """The radius on which every pair of some layout lies, if it is the same for all pairs (a scaled table)."""
+def _common_radius(
+    data: np.ndarray, core: np.ndarray, live: np.ndarray
+) -> float | None:
+    """The radius on which every pair of some layout lies, if it is the same for all
+    pairs (a scaled table)."""
     for reading in _readings(core):
         a, b = data[np.ix_(live, reading.sin)], data[np.ix_(live, reading.cos)]
         radius = np.sqrt(a * a + b * b)
         middle = float(np.median(radius))
-        if middle > 0 and np.abs(radius - middle).max() <= 1e-5 * middle and abs(middle - 1) > 1e-5:
+        if (
+            middle > 0
+            and np.abs(radius - middle).max() <= 1e-5 * middle
+            and abs(middle - 1) > 1e-5
+        ):
             return middle
     return None
 
@@ -1337,16 +2240,23 @@ def _take(data: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarray
     return data[np.ix_(r, c)]
 
 
-def _on_circle(data: np.ndarray, reading: _Reading, rows: np.ndarray,
-               tolerance: float) -> bool:
+def _on_circle(
+    data: np.ndarray, reading: _Reading, rows: np.ndarray, tolerance: float
+) -> bool:
     """Whether every pair of ``reading`` lies on the unit circle in ``rows``, within
     ``tolerance``."""
     a, b = _take(data, rows, reading.sin), _take(data, rows, reading.cos)
     return bool(np.abs(a * a + b * b - 1).max() <= tolerance)
 
 
-def _backwards(data: np.ndarray, readings: list[_Reading], live: np.ndarray, bits: int,
-               zero_rows: tuple, zero_columns: tuple) -> int | None:
+def _backwards(
+    data: np.ndarray,
+    readings: list[_Reading],
+    live: np.ndarray,
+    bits: int,
+    zero_rows: tuple,
+    zero_columns: tuple,
+) -> int | None:
     """If the table with its rows reversed is a known convention, the position of the
     input's row 0.
 
@@ -1360,8 +2270,9 @@ def _backwards(data: np.ndarray, readings: list[_Reading], live: np.ndarray, bit
     run = max(_runs(live_r), key=len)[:4096]  # as _identify chooses it
     for reading in readings:
         try:
-            ident = _identify_reading(reverse, reading, live_r, run, bits, zero_rows_r,
-                                      zero_columns)
+            ident = _identify_reading(
+                reverse, reading, live_r, run, bits, zero_rows_r, zero_columns
+            )
         except _Mismatch:
             continue
         if ident.layout == "interleaved_cos_first":

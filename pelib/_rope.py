@@ -1,4 +1,8 @@
-"""Rotary position embedding (RoPE, Su et al. 2021): the shift property applied to queries and keys."""
+"""Rotary position embedding (RoPE, Su et al. 2021): the shift property applied to
+queries and keys.
+
+Chapter 7 (:doc:`/notebooks/07_rope`) explains it; chapter 9
+(:doc:`/notebooks/09_context_extension`) uses :func:`rope_scaling`."""
 
 from __future__ import annotations
 
@@ -9,14 +13,22 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import _validate
-from ._encoding import _angular_frequencies, frequencies
+from ._encoding import _angular_frequencies
 
 ROPE_LAYOUTS = ("half", "interleaved")
 
 
-def apply_rope(x: ArrayLike, positions: ArrayLike, *, base: float | None = None, layout: str = "half",
-               frequencies: ArrayLike | None = None, attention_factor: float = 1.0) -> np.ndarray:
-    r"""Rotate the pairs of ``x`` by position times frequency: rotary position embedding.
+def apply_rope(
+    x: ArrayLike,
+    positions: ArrayLike,
+    *,
+    base: float | None = None,
+    layout: str = "half",
+    frequencies: ArrayLike | None = None,
+    attention_factor: float = 1.0,
+) -> np.ndarray:
+    r"""Rotate the pairs of ``x`` by position times frequency: rotary position
+    embedding.
 
     For the row of position :math:`p` and pair :math:`i` with entries
     :math:`(a, b)`, the result is the counter-clockwise rotation by
@@ -83,12 +95,15 @@ def apply_rope(x: ArrayLike, positions: ArrayLike, *, base: float | None = None,
     --------
     >>> apply_rope([[1.0, 0.0]], [np.pi / 2]).round(12) + 0.0
     array([[0., 1.]])
-    >>> apply_rope([[1.0, 0.0]], [1.0], frequencies=[np.pi], attention_factor=2.0).round(12) + 0.0
+    >>> y = apply_rope([[1.0, 0.0]], [1.0], frequencies=[np.pi], attention_factor=2.0)
+    >>> y.round(12) + 0.0
     array([[-2.,  0.]])
     """
     x = _validate.float_array(x, "x")
     if x.ndim < 2 or x.shape[-1] == 0:
-        raise ValueError(f"x must have shape (..., n, d) with d >= 2, got shape {x.shape}")
+        raise ValueError(
+            f"x must have shape (..., n, d) with d >= 2, got shape {x.shape}"
+        )
     d = x.shape[-1]
     if d % 2:
         raise ValueError(f"the last axis of x (d) must be even to form pairs, got {d}")
@@ -98,54 +113,80 @@ def apply_rope(x: ArrayLike, positions: ArrayLike, *, base: float | None = None,
     layout = _validate.choice(layout, "layout", ROPE_LAYOUTS)
     omega = None if frequencies is None else _pair_frequencies(frequencies, d)
     if omega is not None and base is not None:
-        raise ValueError("give base or frequencies, not both: frequencies replace the frequencies base ** (-2i/d), "
-                         f"got base={base!r} and frequencies")
-    attention_factor = _validate.real(attention_factor, "attention_factor", positive=True)
+        raise ValueError(
+            "give base or frequencies, not both: frequencies replace the frequencies "
+            f"base ** (-2i/d), got base={base!r} and frequencies"
+        )
+    attention_factor = _validate.real(
+        attention_factor, "attention_factor", positive=True
+    )
     try:
         shape = np.broadcast_shapes(positions.shape, x.shape[:-1])
     except ValueError:
         raise ValueError(
-            f"positions of shape {positions.shape} do not broadcast against x.shape[:-1] = {x.shape[:-1]}"
+            f"positions of shape {positions.shape} do not broadcast against "
+            f"x.shape[:-1] = {x.shape[:-1]}"
         ) from None
     if shape != x.shape[:-1]:
-        raise ValueError(f"positions of shape {positions.shape} would add axes to x of shape {x.shape}")
+        raise ValueError(
+            f"positions of shape {positions.shape} would add axes to x of shape "
+            f"{x.shape}"
+        )
     _validate.fits(x.size, 8, "x")
     if omega is None:
         omega = _angular_frequencies(d, 10000.0 if base is None else base, np.float64)
-    with _validate.arithmetic("positions and " + ("base" if frequencies is None else "frequencies"),
-                              "the angles p * w are"):
+    with _validate.arithmetic(
+        "positions and " + ("base" if frequencies is None else "frequencies"),
+        "the angles p * w are",
+    ):
         angles = np.multiply.outer(np.broadcast_to(positions, x.shape[:-1]), omega)
     cos, sin = np.cos(angles), np.sin(angles)
     scaled = attention_factor != 1.0
-    with _validate.arithmetic("attention_factor", f"cos and sin times attention_factor in {x.dtype} are"):
-        if scaled:  # Hugging Face's attention_scaling: it multiplies cos and sin, not the result
+    with _validate.arithmetic(
+        "attention_factor", f"cos and sin times attention_factor in {x.dtype} are"
+    ):
+        # Hugging Face's attention_scaling: it multiplies cos and sin, not the result
+        if scaled:
             cos, sin = cos * attention_factor, sin * attention_factor
         cos, sin = cos.astype(x.dtype, copy=False), sin.astype(x.dtype, copy=False)
-    first, second = (slice(0, d // 2), slice(d // 2, d)) if layout == "half" else (slice(0, d, 2), slice(1, d, 2))
+    first, second = (
+        (slice(0, d // 2), slice(d // 2, d))
+        if layout == "half"
+        else (slice(0, d, 2), slice(1, d, 2))
+    )
     a, b = x[..., first], x[..., second]
     out = np.empty_like(x)
-    with _validate.arithmetic("x and attention_factor" if scaled else "x", "the rotated values are"):
+    with _validate.arithmetic(
+        "x and attention_factor" if scaled else "x", "the rotated values are"
+    ):
         out[..., first] = a * cos - b * sin
         out[..., second] = a * sin + b * cos
     return out
 
 
 def _pair_frequencies(frequencies: ArrayLike, d: int) -> np.ndarray:
-    """``frequencies`` as float64, checked to be d // 2 finite positive numbers (one per pair)."""
+    """``frequencies`` as float64, checked to be d // 2 finite positive numbers (one per
+    pair)."""
     omega = _validate.real_array(frequencies, "frequencies", ndim=1)
     if omega.shape != (d // 2,):
-        raise ValueError(f"frequencies must hold one frequency per pair, d // 2 = {d // 2} for the last axis of x "
-                         f"(d = {d}), got shape {omega.shape}")
+        raise ValueError(
+            f"frequencies must hold one frequency per pair, d // 2 = {d // 2} for the "
+            f"last axis of x (d = {d}), got shape {omega.shape}"
+        )
     if not np.all(omega > 0):
-        raise ValueError(f"frequencies must be positive, got {float(omega[omega <= 0][0])!r} among them")
+        raise ValueError(
+            "frequencies must be positive, got "
+            f"{float(omega[omega <= 0][0])!r} among them"
+        )
     return omega
 
 
 #: The context-extension methods of :func:`rope_scaling`.
 ROPE_SCALINGS = ("linear", "dynamic", "yarn", "llama3")
 
-#: The keyword arguments of :func:`rope_scaling` beyond ``d``, ``method``, ``base`` and ``factor``, with their
-#: defaults, and the methods that read each. Any other method must be given the default.
+#: The keyword arguments of :func:`rope_scaling` beyond ``d``, ``method``, ``base`` and
+#: ``factor``, with their defaults, and the methods that read each. Any other method
+#: must be given the default.
 _SCALING_OPTIONS: dict[str, tuple[Any, tuple[str, ...]]] = {
     "original_context": (None, ("dynamic", "yarn", "llama3")),
     "context": (None, ("dynamic",)),
@@ -177,13 +218,14 @@ def rope_scaling(
     low_freq_factor: float = 1.0,
     high_freq_factor: float = 4.0,
 ) -> tuple[np.ndarray, float]:
-    r"""Rotary frequencies and attention factor of a context-extension method, as Hugging Face computes them.
+    r"""Rotary frequencies and attention factor of a context-extension method, as
+    Hugging Face computes them.
 
     Each method changes the frequencies :math:`\theta_i = b^{-2i/d}` (``b`` = ``base``,
-    :math:`i = 0 \ldots d/2 - 1`) of rotary embedding; :math:`s` is ``factor``, :math:`L`
-    ``original_context`` (the context the model was trained with). :func:`apply_rope` takes
-    both results (``frequencies=``, ``attention_factor=``). Chapter 7
-    (:doc:`/notebooks/07_rope`) introduces the rotation they feed; chapter 9
+    :math:`i = 0 \ldots d/2 - 1`) of rotary embedding; :math:`s` is ``factor``,
+    :math:`L` ``original_context`` (the context the model was trained with).
+    :func:`apply_rope` takes both results (``frequencies=``, ``attention_factor=``).
+    Chapter 7 (:doc:`/notebooks/07_rope`) introduces the rotation they feed; chapter 9
     (:doc:`/notebooks/09_context_extension`) compares the methods with numbers. The
     conventions are those of Hugging Face ``transformers`` 5.23.0 (see Notes for other
     versions).
@@ -193,18 +235,20 @@ def rope_scaling(
 
     .. math:: \omega_i = \theta_i / s
 
-    ``"dynamic"``, dynamic NTK (bloc97 and emozilla; Peng et al. 2024, section 3.3): a larger
-    base, grown with the current context :math:`c` (``context``, default :math:`L`):
+    ``"dynamic"``, dynamic NTK (bloc97 and emozilla; Peng et al. 2024, section 3.3): a
+    larger base, grown with the current context :math:`c` (``context``, default
+    :math:`L`):
 
-    .. math:: \omega_i = b'^{-2i/d}, \qquad b' = b\,\bigl(s\,\bar c / L - (s - 1)\bigr)^{d/(d-2)},
+    .. math:: \omega_i = b'^{-2i/d},
+              \qquad b' = b\,\bigl(s\,\bar c / L - (s - 1)\bigr)^{d/(d-2)},
               \qquad \bar c = \max(c, L).
 
     ``"yarn"`` (Peng et al. 2024), NTK-by-parts with an attention factor: with
-    :math:`j(r) = d \ln(L / (2\pi r)) / (2 \ln b)`, the (real) index of the pair that turns
-    :math:`r` times in :math:`L` positions, the correction range is
-    :math:`\ell = \max(\lfloor j(\beta_\text{fast}) \rfloor, 0)`,
-    :math:`h = \min(\lceil j(\beta_\text{slow}) \rceil, d - 1)` (no rounding if ``truncate`` is
-    False; :math:`h = \ell + 0.001` if they are equal), and
+    :math:`j(r) = d \ln(L / (2\pi r)) / (2 \ln b)`, the (real) index of the pair that
+    turns :math:`r` times in :math:`L` positions, the correction range is :math:`\ell =
+    \max(\lfloor j(\beta_\text{fast}) \rfloor, 0)`, :math:`h = \min(\lceil
+    j(\beta_\text{slow}) \rceil, d - 1)` (no rounding if ``truncate`` is False; :math:`h
+    = \ell + 0.001` if they are equal), and
 
     .. math:: \rho_i = \min\bigl(1, \max(0, (i - \ell)/(h - \ell))\bigr), \qquad
               \omega_i = \rho_i\,\theta_i / s + (1 - \rho_i)\,\theta_i:
@@ -212,22 +256,24 @@ def rope_scaling(
     pairs that turn more than ``beta_fast`` times in :math:`L` positions keep their
     frequency, those that turn fewer than ``beta_slow`` times are divided by the factor
     (except at the extremes of the Notes). :math:`j` is computed with Hugging Face's
-    expression ``(d * math.log(L / (r * 2 * math.pi))) / (2 * math.log(b))``, operation for
-    operation, so the rounded bounds are Hugging Face's to the bit.
-    The attention factor is ``attention_factor`` if given, else
-    :math:`\mu(s, m)/\mu(s, m_\text{all})` for ``mscale`` :math:`m` and ``mscale_all_dim``
-    :math:`m_\text{all}` if both are given and non-zero, else :math:`\mu(s, 1)`, where
-    :math:`\mu(s, m) = 0.1\,m \ln s + 1` (1 for :math:`s = 1`).
+    expression ``(d * math.log(L / (r * 2 * math.pi))) / (2 * math.log(b))``, operation
+    for operation, so the rounded bounds are Hugging Face's to the bit. The attention
+    factor is ``attention_factor`` if given, else :math:`\mu(s, m)/\mu(s, m_\text{all})`
+    for ``mscale`` :math:`m` and ``mscale_all_dim`` :math:`m_\text{all}` if both are
+    given and non-zero, else :math:`\mu(s, 1)`, where :math:`\mu(s, m) = 0.1\,m \ln s +
+    1` (1 for :math:`s = 1`).
 
-    ``"llama3"`` (Meta's Llama 3.1): with :math:`r_i = L\theta_i / (2\pi)`, the number of turns
-    of pair :math:`i` in :math:`L` positions (:math:`L/\lambda_i` for the wavelength
-    :math:`\lambda_i`), :math:`\ell` = ``low_freq_factor`` and :math:`h` = ``high_freq_factor``:
+    ``"llama3"`` (Meta's Llama 3.1): with :math:`r_i = L\theta_i / (2\pi)`, the number
+    of turns of pair :math:`i` in :math:`L` positions (:math:`L/\lambda_i` for the
+    wavelength :math:`\lambda_i`), :math:`\ell` = ``low_freq_factor`` and :math:`h` =
+    ``high_freq_factor``:
 
     .. math:: \sigma_i = \min\bigl(1, \max(0, (r_i - \ell)/(h - \ell))\bigr), \qquad
               \omega_i = (1 - \sigma_i)\,\theta_i / s + \sigma_i\,\theta_i:
 
-    wavelengths below :math:`L/h` keep their frequency, those above :math:`L/\ell` are divided
-    by the factor, and those between are blended linearly in :math:`L/\lambda_i`.
+    wavelengths below :math:`L/h` keep their frequency, those above :math:`L/\ell` are
+    divided by the factor, and those between are blended linearly in
+    :math:`L/\lambda_i`.
 
     Parameters
     ----------
@@ -242,9 +288,10 @@ def rope_scaling(
         frequencies of ``"linear"``, ``"yarn"`` and ``"llama3"`` unchanged; dynamic NTK
         still grows the base with the context.
     original_context : float, optional
-        The trained context :math:`L`: Hugging Face's ``original_max_position_embeddings``
-        for YaRN and Llama 3, and ``max_position_embeddings`` for dynamic NTK. Finite and
-        positive; required by ``"dynamic"``, ``"yarn"`` and ``"llama3"``.
+        The trained context :math:`L`: Hugging Face's
+        ``original_max_position_embeddings`` for YaRN and Llama 3, and
+        ``max_position_embeddings`` for dynamic NTK. Finite and positive; required by
+        ``"dynamic"``, ``"yarn"`` and ``"llama3"``.
     context : float, optional
         ``"dynamic"`` only: the context :math:`c` the frequencies are for. Finite and
         positive; default :math:`L`, giving the default frequencies. In Hugging Face's
@@ -257,14 +304,14 @@ def rope_scaling(
         :math:`L / (2\pi\beta)` a normal float64 number, and ``beta_fast >= beta_slow``.
         Equal values make the ramp a step.
     truncate : bool, default True
-        ``"yarn"`` only: round the correction range outwards to whole pairs (Hugging Face's
-        default and the YaRN reference code); False keeps the real bounds.
+        ``"yarn"`` only: round the correction range outwards to whole pairs (Hugging
+        Face's default and the YaRN reference code); False keeps the real bounds.
     mscale, mscale_all_dim : float, optional
-        ``"yarn"`` only: finite and at least 0; used only when both are given and non-zero,
-        as Hugging Face does.
+        ``"yarn"`` only: finite and at least 0; used only when both are given and
+        non-zero, as Hugging Face does.
     attention_factor : float, optional
-        ``"yarn"`` only: the attention factor to return, as given, instead of the computed
-        one; finite and positive.
+        ``"yarn"`` only: the attention factor to return, as given, instead of the
+        computed one; finite and positive.
     low_freq_factor, high_freq_factor : float, default 1.0 and 4.0
         ``"llama3"`` only: the band limits :math:`\ell < h`, finite and positive.
 
@@ -285,15 +332,15 @@ def rope_scaling(
         If ``d`` is not an integer, ``method`` not a string, ``truncate`` not a bool, or
         another parameter not a real number (or None where None is allowed).
     ValueError
-        If ``d`` is odd or below 2, ``method`` is unknown, a parameter is out of the range
-        above, ``original_context`` is missing for a method that needs it, a parameter the
-        method does not read is not at its default, ``beta_fast < beta_slow``,
-        ``low_freq_factor >= high_freq_factor``, :math:`2\pi\beta` or
-        :math:`L / (2\pi\beta)` is 0, infinite or subnormal in float64, the scaled base of
-        ``"dynamic"`` overflows, a frequency underflows to 0 or to a subnormal number (a
-        factor or base near the float64 limits), or the attention factor computed from
-        ``mscale`` and ``mscale_all_dim`` is 0, infinite or subnormal. Each message names
-        the parameters.
+        If ``d`` is odd or below 2, ``method`` is unknown, a parameter is out of the
+        range above, ``original_context`` is missing for a method that needs it, a
+        parameter the method does not read is not at its default, ``beta_fast <
+        beta_slow``, ``low_freq_factor >= high_freq_factor``, :math:`2\pi\beta` or
+        :math:`L / (2\pi\beta)` is 0, infinite or subnormal in float64, the scaled base
+        of ``"dynamic"`` overflows, a frequency underflows to 0 or to a subnormal number
+        (a factor or base near the float64 limits), or the attention factor computed
+        from ``mscale`` and ``mscale_all_dim`` is 0, infinite or subnormal. Each message
+        names the parameters.
 
     Notes
     -----
@@ -305,69 +352,72 @@ def rope_scaling(
     - 4.45 to 4.50 take YaRN's original length from ``max_position_embeddings`` (the
       extended length) and ignore ``mscale`` and ``mscale_all_dim``;
     - 4.51 to 4.55 replace ``factor`` by ``max_position_embeddings /
-      original_max_position_embeddings`` whenever ``original_max_position_embeddings`` is
-      given (as Megatron-LM issue #1418 notes); from 4.56 on the given ``factor`` is used
-      (from 5.0 on the ratio replaces only a missing one), so ``factor`` here is the one
-      the model runs with;
+      original_max_position_embeddings`` whenever ``original_max_position_embeddings``
+      is given (as Megatron-LM issue #1418 notes); from 4.56 on the given ``factor`` is
+      used (from 5.0 on the ratio replaces only a missing one), so ``factor`` here is
+      the one the model runs with;
     - ``truncate`` exists from 4.55 on (earlier versions always round);
     - 5.0 to 5.12 store the cached length of dynamic NTK with
       ``setattr(self, f"{layer_type}_max_seq_len_cached", seq_len)``, which for a model
       without layer types sets an attribute that is never read: every pass longer than
-      :math:`L` is rotated for its own length, and a shorter pass keeps the frequencies of
-      the last longer one, so ``context`` is that length there.
+      :math:`L` is rotated for its own length, and a shorter pass keeps the frequencies
+      of the last longer one, so ``context`` is that length there.
 
     Where the definitions differ from the papers:
 
     - Dynamic NTK: the YaRN paper (section 3.3) scales by :math:`\max(1, c/L)` in the
       NTK-aware base :math:`b\,s^{d/(d-2)}`; Hugging Face, after emozilla's code, uses
-      :math:`s\bar c/L - (s - 1)`: the paper's :math:`\bar c/L` for :math:`s = 1`, and for
-      larger factors 1 at :math:`\bar c = L` and :math:`s` times steeper. For ``d = 2`` the
-      one frequency is 1 whatever the base (Hugging Face divides by ``d - 2`` and fails
-      there).
-    - YaRN: the paper's ramp :math:`\gamma(r)` is linear in the number of turns :math:`r`
-      between :math:`\alpha` = ``beta_slow`` and :math:`\beta` = ``beta_fast``; Hugging
-      Face's, like the reference code's, is linear in the pair index (so in :math:`\ln r`)
-      between bounds rounded outwards to whole pairs. The two agree on which pairs keep
-      their frequency and which are divided by the factor, not on the pairs between.
+      :math:`s\bar c/L - (s - 1)`: the paper's :math:`\bar c/L` for :math:`s = 1`, and
+      for larger factors 1 at :math:`\bar c = L` and :math:`s` times steeper. For ``d =
+      2`` the one frequency is 1 whatever the base (Hugging Face divides by ``d - 2``
+      and fails there).
+    - YaRN: the paper's ramp :math:`\gamma(r)` is linear in the number of turns
+      :math:`r` between :math:`\alpha` = ``beta_slow`` and :math:`\beta` =
+      ``beta_fast``; Hugging Face's, like the reference code's, is linear in the pair
+      index (so in :math:`\ln r`) between bounds rounded outwards to whole pairs. The
+      two agree on which pairs keep their frequency and which are divided by the factor,
+      not on the pairs between.
     - YaRN's bounds are clamped to ``[0, d - 1]``, not ``[0, d/2 - 1]``, as in Hugging
       Face's code, and at two extremes far from any released model the clamp, not the
       turns, decides. Fast end: with truncation, from :math:`L \ge 2\pi\beta_\text{fast}
-      b^2` (:math:`j(\beta_\text{fast}) \ge d`) :math:`\ell` passes :math:`h = d - 1`, the
-      ramp runs backwards and every pair is divided by the factor, though every pair turns
-      more than ``beta_fast`` times (for :math:`d - 1 \le j(\beta_\text{fast}) < d`,
-      :math:`\ell = h` and every pair keeps its frequency); without truncation every pair
-      is divided from :math:`L > 2\pi\beta_\text{fast} b^{2(d-1)/d}`
-      (:math:`j(\beta_\text{fast}) > d - 1`). Slow end: if :math:`L < 2\pi\beta_\text{slow}`
-      (every pair turns fewer than ``beta_slow`` times, :math:`j(\beta_\text{slow}) < 0`),
-      without truncation every pair keeps its frequency; with truncation pair 0 keeps its
-      frequency and the others are divided while :math:`L > 2\pi\beta_\text{slow}
-      b^{-2/d}` (:math:`-1 < j(\beta_\text{slow}) < 0`), and every pair keeps its frequency
-      from :math:`L \le 2\pi\beta_\text{slow} b^{-2/d}` (:math:`j(\beta_\text{slow}) \le
-      -1`) down. pelib computes what Hugging Face computes there too.
-    - YaRN's attention factor multiplies cos and sin, so the scores of the rotated part of
-      a head grow by its square, the paper's :math:`1/t = (0.1 \ln s + 1)^2` (a part of
-      the head that is not rotated, as in partial rotary or DeepSeek's MLA, is not
+      b^2` (:math:`j(\beta_\text{fast}) \ge d`) :math:`\ell` passes :math:`h = d - 1`,
+      the ramp runs backwards and every pair is divided by the factor, though every pair
+      turns more than ``beta_fast`` times (for :math:`d - 1 \le j(\beta_\text{fast}) <
+      d`, :math:`\ell = h` and every pair keeps its frequency); without truncation every
+      pair is divided from :math:`L > 2\pi\beta_\text{fast} b^{2(d-1)/d}`
+      (:math:`j(\beta_\text{fast}) > d - 1`). Slow end: if :math:`L <
+      2\pi\beta_\text{slow}` (every pair turns fewer than ``beta_slow`` times,
+      :math:`j(\beta_\text{slow}) < 0`), without truncation every pair keeps its
+      frequency; with truncation pair 0 keeps its frequency and the others are divided
+      while :math:`L > 2\pi\beta_\text{slow} b^{-2/d}` (:math:`-1 < j(\beta_\text{slow})
+      < 0`), and every pair keeps its frequency from :math:`L \le 2\pi\beta_\text{slow}
+      b^{-2/d}` (:math:`j(\beta_\text{slow}) \le -1`) down. pelib computes what Hugging
+      Face computes there too.
+    - YaRN's attention factor multiplies cos and sin, so the scores of the rotated part
+      of a head grow by its square, the paper's :math:`1/t = (0.1 \ln s + 1)^2` (a part
+      of the head that is not rotated, as in partial rotary or DeepSeek's MLA, is not
       scaled). A lone ``mscale`` (or a zero one) is ignored, as Hugging Face ignores it.
     - Hugging Face computes in float32 (its frequencies have relative errors of about
       :math:`2^{-24} \ln b` and more); this function computes in float64.
 
-    Values Hugging Face accepts (with a logged warning or none) and pelib refuses: ``beta_fast``
-    or ``beta_slow`` of 0 (Hugging Face's ``or`` turns them into the defaults 32 and 1; pass
-    those), ``beta_fast < beta_slow`` (Hugging Face warns and computes a ramp that runs
-    backwards, dividing fast pairs and keeping slow ones), ``attention_factor`` 0 (it
-    makes every rotated query and key 0), ``low_freq_factor >= high_freq_factor`` (Hugging
-    Face warns and computes a step at the wavelength ``L / low_freq_factor``, with no
-    blended band), a ``factor`` below 1 (Hugging Face warns), a negative ``mscale`` or
-    ``mscale_all_dim``, a ``base`` of at most 1 (frequencies that do not fall with the pair
-    index; at exactly 1 Hugging Face's YaRN divides by ``log(1) = 0`` and fails), and
-    inputs whose frequencies or attention factor leave the normal float64 range.
+    Values Hugging Face accepts (with a logged warning or none) and pelib refuses:
+    ``beta_fast`` or ``beta_slow`` of 0 (Hugging Face's ``or`` turns them into the
+    defaults 32 and 1; pass those), ``beta_fast < beta_slow`` (Hugging Face warns and
+    computes a ramp that runs backwards, dividing fast pairs and keeping slow ones),
+    ``attention_factor`` 0 (it makes every rotated query and key 0), ``low_freq_factor
+    >= high_freq_factor`` (Hugging Face warns and computes a step at the wavelength ``L
+    / low_freq_factor``, with no blended band), a ``factor`` below 1 (Hugging Face
+    warns), a negative ``mscale`` or ``mscale_all_dim``, a ``base`` of at most 1
+    (frequencies that do not fall with the pair index; at exactly 1 Hugging Face's YaRN
+    divides by ``log(1) = 0`` and fails), and inputs whose frequencies or attention
+    factor leave the normal float64 range.
 
-    Accuracy: each frequency is within a relative :math:`(8 + \ln b_\text{eff})\,2^{-53}` of
-    the exact value of its definition for ``"linear"``, ``"dynamic"`` and ``"yarn"`` with
-    ``truncate=True`` (:math:`b_\text{eff} = b'` for ``"dynamic"``, :math:`b` otherwise),
-    where for ``"yarn"`` the rounding of a computed :math:`j(\beta)` is below
-    :math:`\delta = 2^{-51}\bigl(d/\ln b + 2|j(\beta)|\bigr)` (at most
-    :math:`2.6 \cdot 10^{-13}` for :math:`d \le 256`, :math:`b \ge 100` and
+    Accuracy: each frequency is within a relative :math:`(8 + \ln
+    b_\text{eff})\,2^{-53}` of the exact value of its definition for ``"linear"``,
+    ``"dynamic"`` and ``"yarn"`` with ``truncate=True`` (:math:`b_\text{eff} = b'` for
+    ``"dynamic"``, :math:`b` otherwise), where for ``"yarn"`` the rounding of a computed
+    :math:`j(\beta)` is below :math:`\delta = 2^{-51}\bigl(d/\ln b + 2|j(\beta)|\bigr)`
+    (at most :math:`2.6 \cdot 10^{-13}` for :math:`d \le 256`, :math:`b \ge 100` and
     :math:`|j| \le d`) and the bound excludes :math:`j(\beta_\text{fast})` or
     :math:`j(\beta_\text{slow})` within :math:`\delta` of an integer: there the floor or
     ceiling of the computed :math:`j` (Hugging Face's) can differ from that of the exact
@@ -376,12 +426,12 @@ def rope_scaling(
     :math:`(8 + \ln b)\,2^{-53}\,(1 + s h/(h - \ell))`, and ``"yarn"`` with
     ``truncate=False`` adds :math:`s(\delta_\ell + \delta_h)/(h - \ell)` (the two
     :math:`\delta` of the two bounds), except for distinct betas with
-    :math:`|j(\beta_\text{fast}) - j(\beta_\text{slow})| \le \delta_\ell + \delta_h`, whose
-    computed bounds may coincide (then the step of width 0.001 applies) where the exact
-    ones do not, or the reverse. ``tests/test_rope_scaling.py`` checks these bounds against
-    mpmath for even ``d`` up to 256, bases from 100 to 10**7, factors up to 64, :math:`L`
-    from 64 to 2**17 and contexts from :math:`L/100` to :math:`8L`, and probes the jumps of
-    the rounded bounds against Hugging Face's code transcribed.
+    :math:`|j(\beta_\text{fast}) - j(\beta_\text{slow})| \le \delta_\ell + \delta_h`,
+    whose computed bounds may coincide (then the step of width 0.001 applies) where the
+    exact ones do not, or the reverse. ``tests/test_rope_scaling.py`` checks these
+    bounds against mpmath for even ``d`` up to 256, bases from 100 to 10**7, factors up
+    to 64, :math:`L` from 64 to 2**17 and contexts from :math:`L/100` to :math:`8L`, and
+    probes the jumps of the rounded bounds against Hugging Face's code transcribed.
 
     Examples
     --------
@@ -390,9 +440,13 @@ def rope_scaling(
     >>> freqs, m = rope_scaling(128, "yarn", factor=16.0, original_context=4096)
     >>> round(m, 12)
     1.277258872224
-    >>> freqs, _ = rope_scaling(128, "llama3", base=500000.0, factor=8.0, original_context=8192)
+    >>> freqs, _ = rope_scaling(
+    ...     128, "llama3", base=500000.0, factor=8.0, original_context=8192
+    ... )
+    >>> from pelib import frequencies
     >>> theta = frequencies(128, 500000.0)
-    >>> int((freqs == theta).sum()), int((freqs == theta / 8).sum())  # kept, divided by 8
+    >>> kept, divided_by_8 = freqs == theta, freqs == theta / 8
+    >>> int(kept.sum()), int(divided_by_8.sum())
     (29, 29)
     """
     d = _validate.size(d, "d", minimum=2)
@@ -402,39 +456,67 @@ def rope_scaling(
     method = _validate.choice(method, "method", ROPE_SCALINGS)
     base = _validate.real(base, "base")
     if base <= 1:
-        raise ValueError(f"base must be a finite real number > 1 (frequencies that fall with the pair index), "
-                         f"got {base!r}")
+        raise ValueError(
+            "base must be a finite real number > 1 (frequencies that fall with the "
+            f"pair index), got {base!r}"
+        )
     factor = _validate.real(factor, "factor", minimum=1)
     options = {
-        "original_context": _optional_real(original_context, "original_context", positive=True),
+        "original_context": _optional_real(
+            original_context, "original_context", positive=True
+        ),
         "context": _optional_real(context, "context", positive=True),
         "beta_fast": _validate.real(beta_fast, "beta_fast", positive=True),
         "beta_slow": _validate.real(beta_slow, "beta_slow", positive=True),
         "truncate": _validate.boolean(truncate, "truncate"),
         "mscale": _optional_real(mscale, "mscale", minimum=0),
         "mscale_all_dim": _optional_real(mscale_all_dim, "mscale_all_dim", minimum=0),
-        "attention_factor": _optional_real(attention_factor, "attention_factor", positive=True),
-        "low_freq_factor": _validate.real(low_freq_factor, "low_freq_factor", positive=True),
-        "high_freq_factor": _validate.real(high_freq_factor, "high_freq_factor", positive=True),
+        "attention_factor": _optional_real(
+            attention_factor, "attention_factor", positive=True
+        ),
+        "low_freq_factor": _validate.real(
+            low_freq_factor, "low_freq_factor", positive=True
+        ),
+        "high_freq_factor": _validate.real(
+            high_freq_factor, "high_freq_factor", positive=True
+        ),
     }
     for name, (default, methods) in _SCALING_OPTIONS.items():
         if method not in methods and options[name] != default:
-            readers = ("method " if len(methods) == 1 else "methods ") + ", ".join(repr(m) for m in methods)
-            raise ValueError(f"{name} is read only by {readers}, not by {method!r}: leave it at its default "
-                             f"{default!r}, got {options[name]!r}")
+            readers = ("method " if len(methods) == 1 else "methods ") + ", ".join(
+                repr(m) for m in methods
+            )
+            raise ValueError(
+                f"{name} is read only by {readers}, not by {method!r}: leave it at its "
+                f"default {default!r}, got {options[name]!r}"
+            )
     if options["original_context"] is None and method != "linear":
-        raise ValueError(f"method {method!r} needs original_context, the context length the model was trained with")
+        raise ValueError(
+            f"method {method!r} needs original_context, the context length the model "
+            "was trained with"
+        )
     if method == "yarn" and options["beta_fast"] < options["beta_slow"]:
-        raise ValueError(f"beta_fast must be >= beta_slow (the turns above which pairs keep their frequency, and "
-                         f"below which they are divided by the factor), got beta_fast={options['beta_fast']!r} "
-                         f"and beta_slow={options['beta_slow']!r}")
+        raise ValueError(
+            "beta_fast must be >= beta_slow (the turns above which pairs keep their "
+            "frequency, and below which they are divided by the factor), got "
+            f"beta_fast={options['beta_fast']!r} and beta_slow={options['beta_slow']!r}"
+        )
     if method == "llama3" and options["low_freq_factor"] >= options["high_freq_factor"]:
-        raise ValueError(f"low_freq_factor must be < high_freq_factor (the band of wavelengths between "
-                         f"original_context / high_freq_factor and original_context / low_freq_factor), got "
-                         f"low_freq_factor={options['low_freq_factor']!r} and "
-                         f"high_freq_factor={options['high_freq_factor']!r}")
-    readers = ("base", "factor", *(name for name, (_, methods) in _SCALING_OPTIONS.items()
-                                   if method in methods and name in _FREQUENCY_OPTIONS))
+        raise ValueError(
+            "low_freq_factor must be < high_freq_factor (the band of wavelengths "
+            "between original_context / high_freq_factor and original_context / "
+            f"low_freq_factor), got low_freq_factor={options['low_freq_factor']!r} and "
+            f"high_freq_factor={options['high_freq_factor']!r}"
+        )
+    readers = (
+        "base",
+        "factor",
+        *(
+            name
+            for name, (_, methods) in _SCALING_OPTIONS.items()
+            if method in methods and name in _FREQUENCY_OPTIONS
+        ),
+    )
     given = {"base": base, "factor": factor, **options}
     named = ", ".join(f"{name}={given[name]!r}" for name in readers)
     theta = _angular_frequencies(d, base, np.float64)
@@ -443,30 +525,62 @@ def rope_scaling(
         if method == "linear":
             omega = theta / factor
         elif method == "dynamic":
-            omega = _dynamic_ntk(d, base, factor, options["original_context"], options["context"])
+            omega = _dynamic_ntk(
+                d, base, factor, options["original_context"], options["context"]
+            )
         elif method == "yarn":
-            omega = _yarn(theta, d, base, factor, options["original_context"], options["beta_fast"],
-                          options["beta_slow"], options["truncate"])
-            attention = _yarn_attention(factor, options["mscale"], options["mscale_all_dim"],
-                                        options["attention_factor"])
+            omega = _yarn(
+                theta,
+                d,
+                base,
+                factor,
+                options["original_context"],
+                options["beta_fast"],
+                options["beta_slow"],
+                options["truncate"],
+            )
+            attention = _yarn_attention(
+                factor,
+                options["mscale"],
+                options["mscale_all_dim"],
+                options["attention_factor"],
+            )
         else:
-            omega = _llama3(theta, factor, options["original_context"], options["low_freq_factor"],
-                            options["high_freq_factor"])
+            omega = _llama3(
+                theta,
+                factor,
+                options["original_context"],
+                options["low_freq_factor"],
+                options["high_freq_factor"],
+            )
     if not np.all(np.isfinite(omega) & (omega >= _SMALLEST_NORMAL)):
-        raise ValueError(f"{named}: the frequencies underflow to 0 or to subnormal numbers (below "
-                         f"{_SMALLEST_NORMAL:.4g}, where float64 loses precision); choose a smaller factor or base")
+        raise ValueError(
+            f"{named}: the frequencies underflow to 0 or to subnormal numbers (below "
+            f"{_SMALLEST_NORMAL:.4g}, where float64 loses precision); choose a smaller "
+            "factor or base"
+        )
     return omega, attention
 
 
-#: The parameters that the frequencies of a method depend on (beyond base and factor), for messages.
-_FREQUENCY_OPTIONS = ("original_context", "context", "beta_fast", "beta_slow", "low_freq_factor", "high_freq_factor")
+#: The parameters that the frequencies of a method depend on (beyond base and factor),
+#: for messages.
+_FREQUENCY_OPTIONS = (
+    "original_context",
+    "context",
+    "beta_fast",
+    "beta_slow",
+    "low_freq_factor",
+    "high_freq_factor",
+)
 
-#: The smallest positive normal float64, 2**-1022: below it a float64 holds fewer than 53 significant bits.
+#: The smallest positive normal float64, 2**-1022: below it a float64 holds fewer than
+#: 53 significant bits.
 _SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
 
 
 def _is_normal(value: float) -> bool:
-    """Whether a Python float is finite and at least the smallest normal float64 in magnitude."""
+    """Whether a Python float is finite and at least the smallest normal float64 in
+    magnitude."""
     return math.isfinite(value) and abs(value) >= _SMALLEST_NORMAL
 
 
@@ -475,49 +589,80 @@ def _optional_real(value: Any, name: str, **limits: Any) -> float | None:
     return None if value is None else _validate.real(value, name, **limits)
 
 
-def _dynamic_ntk(d: int, base: float, factor: float, original: float, context: float | None) -> np.ndarray:
-    """Dynamic NTK: the default frequencies of a base grown with the context (Hugging Face's formula)."""
-    if d == 2:  # one pair, of frequency b'**0 = 1 for every b' (Hugging Face divides by d - 2 = 0)
+def _dynamic_ntk(
+    d: int, base: float, factor: float, original: float, context: float | None
+) -> np.ndarray:
+    """Dynamic NTK: the default frequencies of a base grown with the context (Hugging
+    Face's formula)."""
+    if d == 2:
+        # one pair, of frequency b'**0 = 1 for every b' (Hugging Face divides by
+        # d - 2 = 0)
         return np.ones(1)
-    c = original if context is None else max(context, original)  # Hugging Face: seq_len below L counts as L
-    with _validate.arithmetic("base, factor, original_context and context", "the scaled base is"):
-        # s c / L - (s - 1) written as 1 + s (c - L) / L: exactly 1, so the default, at c = L
+    c = (
+        original if context is None else max(context, original)
+    )  # Hugging Face: seq_len below L counts as L
+    with _validate.arithmetic(
+        "base, factor, original_context and context", "the scaled base is"
+    ):
+        # s c / L - (s - 1) written as 1 + s (c - L) / L: exactly 1, so the default, at
+        # c = L
         stretch = 1.0 + np.float64(factor) * ((np.float64(c) - original) / original)
         scaled_base = np.float64(base) * stretch ** (d / (d - 2))
     return _angular_frequencies(d, float(scaled_base), np.float64)
 
 
-def _correction_index(turns: float, name: str, d: int, base: float, original: float) -> float:
-    """The real pair index j that turns ``turns`` times in ``original`` positions, as Hugging Face computes it.
+def _correction_index(
+    turns: float, name: str, d: int, base: float, original: float
+) -> float:
+    """The real pair index j that turns ``turns`` times in ``original`` positions, as
+    Hugging Face computes it.
 
     ``find_correction_dim`` of ``_compute_yarn_parameters`` (transformers 5.23.0,
-    ``modeling_rope_utils.py``): ``(dim * math.log(max_position_embeddings / (num_rotations * 2 * math.pi)))
-    / (2 * math.log(base))``, the same Python-float operations in the same order, so the result is
-    Hugging Face's to the bit and its floor and ceiling pick the same pairs (an algebraically equal
-    expression, such as a difference of three logarithms, rounds differently and can land on the
-    other side of an integer). ``2 pi turns`` and the quotient must be normal float64 numbers.
+    ``modeling_rope_utils.py``): ``(dim * math.log(max_position_embeddings /
+    (num_rotations * 2 * math.pi))) / (2 * math.log(base))``, the same Python-float
+    operations in the same order, so the result is Hugging Face's to the bit and its
+    floor and ceiling pick the same pairs (an algebraically equal expression, such as a
+    difference of three logarithms, rounds differently and can land on the other side of
+    an integer). ``2 pi turns`` and the quotient must be normal float64 numbers.
     """
     circle = turns * 2 * math.pi
     quotient = original / circle
     if not (_is_normal(circle) and _is_normal(quotient)):
-        raise ValueError(f"original_context={original!r} and {name}={turns!r}: L / (2 pi {name}) = "
-                         f"{original!r} / {circle!r} must be a normal float64 number (between about 2.2e-308 and "
-                         f"1.8e+308), got {quotient!r}")
+        raise ValueError(
+            f"original_context={original!r} and {name}={turns!r}: L / (2 pi {name}) = "
+            f"{original!r} / {circle!r} must be a normal float64 number (between about "
+            f"2.2e-308 and 1.8e+308), got {quotient!r}"
+        )
     return (d * math.log(quotient)) / (2 * math.log(base))
 
 
-def _yarn(theta: np.ndarray, d: int, base: float, factor: float, original: float, beta_fast: float,
-          beta_slow: float, truncate: bool) -> np.ndarray:
-    """YaRN's frequencies: the ramp over pair indices between the correction bounds, as Hugging Face computes it."""
+def _yarn(
+    theta: np.ndarray,
+    d: int,
+    base: float,
+    factor: float,
+    original: float,
+    beta_fast: float,
+    beta_slow: float,
+    truncate: bool,
+) -> np.ndarray:
+    """YaRN's frequencies: the ramp over pair indices between the correction bounds, as
+    Hugging Face computes it."""
     low = _correction_index(beta_fast, "beta_fast", d, base, original)
     high = _correction_index(beta_slow, "beta_slow", d, base, original)
     if truncate:
         low, high = math.floor(low), math.ceil(high)
-    low, high = float(max(low, 0)), float(min(high, d - 1))  # d - 1, not d/2 - 1: Hugging Face's clamp
+    low, high = (
+        float(max(low, 0)),
+        float(min(high, d - 1)),
+    )  # d - 1, not d/2 - 1: Hugging Face's clamp
     if low == high:
-        high += 0.001  # Hugging Face's guard against a zero-width ramp: a step between pairs low and low + 1
-    # The ramp and its complement 1 - ramp, each from its own exact numerator: near the divided end the result
-    # theta (ramp / s + (1 - ramp)) is s times more sensitive to the complement than to the ramp.
+        # Hugging Face's guard against a zero-width ramp: a step between pairs low and
+        # low + 1
+        high += 0.001
+    # The ramp and its complement 1 - ramp, each from its own exact numerator: near the
+    # divided end the result theta (ramp / s + (1 - ramp)) is s times more sensitive to
+    # the complement than to the ramp.
     j = np.arange(d // 2)
     ramp = np.clip((j - low) / (high - low), 0.0, 1.0)
     keep = np.clip((high - j) / (high - low), 0.0, 1.0)
@@ -529,44 +674,62 @@ def _mscale(factor: float, m: float) -> float:
     return 1.0 if factor <= 1 else 0.1 * m * math.log(factor) + 1.0
 
 
-def _yarn_attention(factor: float, mscale: float | None, mscale_all_dim: float | None,
-                    attention_factor: float | None) -> float:
-    """Hugging Face's choice: the given factor, else mscale / mscale_all_dim when both are non-zero, else mu(s, 1)."""
+def _yarn_attention(
+    factor: float,
+    mscale: float | None,
+    mscale_all_dim: float | None,
+    attention_factor: float | None,
+) -> float:
+    """Hugging Face's choice: the given factor, else mscale / mscale_all_dim when both
+    are non-zero, else mu(s, 1)."""
     if attention_factor is not None:
         return attention_factor
     if mscale and mscale_all_dim:
-        # Python floats: an overflow gives inf (and inf / inf nan), which the check below refuses
+        # Python floats: an overflow gives inf (and inf / inf nan), which the check
+        # below refuses
         result = _mscale(factor, mscale) / _mscale(factor, mscale_all_dim)
         if not _is_normal(result):
-            raise ValueError(f"mscale={mscale!r}, mscale_all_dim={mscale_all_dim!r} and factor={factor!r}: the "
-                             f"attention factor (0.1 mscale ln(factor) + 1) / (0.1 mscale_all_dim ln(factor) + 1) "
-                             f"overflows or underflows float64 (got {result!r}); it must be a normal positive number")
+            raise ValueError(
+                f"mscale={mscale!r}, mscale_all_dim={mscale_all_dim!r} and "
+                f"factor={factor!r}: the attention factor (0.1 mscale ln(factor) + 1) "
+                "/ (0.1 mscale_all_dim ln(factor) + 1) overflows or underflows "
+                f"float64 (got {result!r}); it must be a normal positive number"
+            )
         return result
-    return _mscale(factor, 1.0)  # between 1 and 0.1 * 709.8 + 1 for every finite factor >= 1
+    return _mscale(
+        factor, 1.0
+    )  # between 1 and 0.1 * 709.8 + 1 for every finite factor >= 1
 
 
-def _llama3(theta: np.ndarray, factor: float, original: float, low: float, high: float) -> np.ndarray:
-    """Llama 3.1's frequencies: a blend linear in the turns L / wavelength between the two band limits."""
+def _llama3(
+    theta: np.ndarray, factor: float, original: float, low: float, high: float
+) -> np.ndarray:
+    """Llama 3.1's frequencies: a blend linear in the turns L / wavelength between the
+    two band limits."""
     turns = original * theta / (2 * math.pi)
-    with np.errstate(over="ignore"):  # a huge quotient only means "far outside the band": the clip settles it
+    with np.errstate(
+        over="ignore"
+    ):  # a huge quotient only means "far outside the band": the clip settles it
         smooth = np.clip((turns - low) / (high - low), 0.0, 1.0)
-        divided = np.clip((high - turns) / (high - low), 0.0, 1.0)  # 1 - smooth, from its own numerator
+        divided = np.clip(
+            (high - turns) / (high - low), 0.0, 1.0
+        )  # 1 - smooth, from its own numerator
     return divided * theta / factor + smooth * theta
 
 
 def rope_permutation(d: int) -> np.ndarray:
-    """The column order ``p = [0, h, 1, h + 1, ...]`` (``h = d / 2``) that turns the "half" layout into "interleaved".
+    """The column order ``p = [0, h, 1, h + 1, ...]`` (``h = d / 2``) that turns the
+    "half" layout into "interleaved".
 
-    ``apply_rope(x[..., p], pos, layout="interleaved") == apply_rope(x, pos, layout="half")[..., p]``:
-    a vector laid out for the half layout, with its columns taken in the
-    order ``p``, is the same vector laid out for the interleaved layout.
-    The inverse order ``numpy.argsort(p) = [0, 2, 4, ..., 1, 3, 5, ...]``
-    goes the other way, from interleaved to half. Converting the query and
-    key weights of a checkpoint permutes the output rows *within each
-    head* (``d`` is the head width): from Meta's interleaved Llama to
-    Hugging Face's half layout with ``argsort(p)``, back with ``p``.
-    Chapter 7 (:doc:`/notebooks/07_rope`) checks both directions on
-    attention scores.
+    ``apply_rope(x[..., p], pos, layout="interleaved") == apply_rope(x, pos,
+    layout="half")[..., p]``: a vector laid out for the half layout, with its columns
+    taken in the order ``p``, is the same vector laid out for the interleaved layout.
+    The inverse order ``numpy.argsort(p) = [0, 2, 4, ..., 1, 3, 5, ...]`` goes the other
+    way, from interleaved to half. Converting the query and key weights of a checkpoint
+    permutes the output rows *within each head* (``d`` is the head width): from Meta's
+    interleaved Llama to Hugging Face's half layout with ``argsort(p)``, back with
+    ``p``. Chapter 7 (:doc:`/notebooks/07_rope`) checks both directions on attention
+    scores.
 
     Examples
     --------
@@ -583,27 +746,30 @@ def rope_permutation(d: int) -> np.ndarray:
     return np.ravel(np.column_stack([np.arange(h), h + np.arange(h)]))
 
 
-#: The row orders of a rotary query or key projection that :func:`convert_rope_weights` converts between.
+#: The row orders of a rotary query or key projection that :func:`convert_rope_weights`
+#: converts between.
 ROPE_WEIGHT_LAYOUTS = ROPE_LAYOUTS
 
 
 def convert_rope_weights(
     w: ArrayLike, n_heads: int, head_dim: int, *, to: str, rotary_dim: int | None = None
 ) -> np.ndarray:
-    r"""Reorder the output rows of a query or key projection between the two rotary layouts, head by head.
+    r"""Reorder the output rows of a query or key projection between the two rotary
+    layouts, head by head.
 
-    A checkpoint trained with one pairing of rotary dimensions runs with the other pairing
-    once the rows of its query and key projections are permuted within each head: the
-    scores :math:`q_t \cdot k_s` are then exactly those of the original model. With
-    :math:`h = r/2` for the rotary width :math:`r` (``rotary_dim``, by default
+    A checkpoint trained with one pairing of rotary dimensions runs with the other
+    pairing once the rows of its query and key projections are permuted within each
+    head: the scores :math:`q_t \cdot k_s` are then exactly those of the original model.
+    With :math:`h = r/2` for the rotary width :math:`r` (``rotary_dim``, by default
     ``head_dim``), the first ``r`` rows of every head are reordered, the rest (partial
     rotary) are left alone:
 
-    - ``to="half"`` (from the interleaved layout of Meta's Llama, RoFormer and GPT-J, pairs
-      :math:`(2i, 2i + 1)`, to the ``rotate_half`` layout of GPT-NeoX and Hugging Face's
-      Llama, pairs :math:`(i, i + h)`): new row :math:`i` is old row :math:`2i` and new row
-      :math:`i + h` is old row :math:`2i + 1`; the order ``argsort(rope_permutation(r))``.
-      This is what Hugging Face's conversion script for Meta's Llama weights does.
+    - ``to="half"`` (from the interleaved layout of Meta's Llama, RoFormer and GPT-J,
+      pairs :math:`(2i, 2i + 1)`, to the ``rotate_half`` layout of GPT-NeoX and Hugging
+      Face's Llama, pairs :math:`(i, i + h)`): new row :math:`i` is old row :math:`2i`
+      and new row :math:`i + h` is old row :math:`2i + 1`; the order
+      ``argsort(rope_permutation(r))``. This is what Hugging Face's conversion script
+      for Meta's Llama weights does.
     - ``to="interleaved"``: the inverse, the order ``rope_permutation(r)``.
 
     Applying one where the other is needed gives wrong scores for ``r >= 6`` (for
@@ -611,17 +777,17 @@ def convert_rope_weights(
     (:doc:`/notebooks/08_which_encoding`) shows both, with numbers, and
     chapter 7 (:doc:`/notebooks/07_rope`) explains the two layouts.
 
-    Out of scope: fused query-key-value projections (GPT-NeoX's ``query_key_value``, Phi-3's
-    ``qkv_proj``), whose rows must be split into query, key and value first, and rotary
-    features that are not the first ``rotary_dim`` rows of each head.
+    Out of scope: fused query-key-value projections (GPT-NeoX's ``query_key_value``,
+    Phi-3's ``qkv_proj``), whose rows must be split into query, key and value first, and
+    rotary features that are not the first ``rotary_dim`` rows of each head.
 
     Parameters
     ----------
     w : array_like
-        The weight of a query or key projection, shape ``(n_heads * head_dim, d_in)`` (the
-        PyTorch ``nn.Linear`` convention: one row per output feature, heads one after
-        another), or its bias, shape ``(n_heads * head_dim,)``. Real and finite; the
-        result keeps its dtype.
+        The weight of a query or key projection, shape ``(n_heads * head_dim, d_in)``
+        (the PyTorch ``nn.Linear`` convention: one row per output feature, heads one
+        after another), or its bias, shape ``(n_heads * head_dim,)``. Real and finite;
+        the result keeps its dtype.
     n_heads : int
         The number of heads the rows belong to, at least 1. For a key projection under
         grouped-query attention, the number of key/value heads.
@@ -642,11 +808,12 @@ def convert_rope_weights(
     Raises
     ------
     TypeError
-        If ``w`` is not a real array, a size is not an integer, or ``to`` is not a string.
+        If ``w`` is not a real array, a size is not an integer, or ``to`` is not a
+        string.
     ValueError
         If ``w`` is not 1-D or 2-D, holds nan or infinity, its first axis is not
-        ``n_heads * head_dim``, ``head_dim`` or ``rotary_dim`` is odd or out of range, or
-        ``to`` is unknown.
+        ``n_heads * head_dim``, ``head_dim`` or ``rotary_dim`` is odd or out of range,
+        or ``to`` is unknown.
 
     Examples
     --------
@@ -659,20 +826,34 @@ def convert_rope_weights(
     n_heads = _validate.size(n_heads, "n_heads", minimum=1)
     head_dim = _validate.size(head_dim, "head_dim", minimum=2)
     if head_dim % 2:
-        raise ValueError(f"head_dim must be even (rotary dimensions come in pairs), got {head_dim}")
+        raise ValueError(
+            f"head_dim must be even (rotary dimensions come in pairs), got {head_dim}"
+        )
     to = _validate.choice(to, "to", ROPE_WEIGHT_LAYOUTS)
-    rotary_dim = head_dim if rotary_dim is None else _validate.size(rotary_dim, "rotary_dim", minimum=2,
-                                                                    maximum=head_dim)
+    rotary_dim = (
+        head_dim
+        if rotary_dim is None
+        else _validate.size(rotary_dim, "rotary_dim", minimum=2, maximum=head_dim)
+    )
     if rotary_dim % 2:
-        raise ValueError(f"rotary_dim must be even (rotary dimensions come in pairs), got {rotary_dim}")
+        raise ValueError(
+            "rotary_dim must be even (rotary dimensions come in pairs), got "
+            f"{rotary_dim}"
+        )
     if w.ndim not in (1, 2):
-        raise ValueError(f"w must be a weight of shape (n_heads * head_dim, d_in) or a bias of shape "
-                         f"(n_heads * head_dim,), got shape {w.shape}")
+        raise ValueError(
+            "w must be a weight of shape (n_heads * head_dim, d_in) or a bias of "
+            f"shape (n_heads * head_dim,), got shape {w.shape}"
+        )
     if w.shape[0] != n_heads * head_dim:
-        raise ValueError(f"w has {w.shape[0]} rows, but n_heads * head_dim = {n_heads} * {head_dim} = "
-                         f"{n_heads * head_dim}")
+        raise ValueError(
+            f"w has {w.shape[0]} rows, but n_heads * head_dim = {n_heads} * {head_dim} "
+            f"= {n_heads * head_dim}"
+        )
     p = rope_permutation(rotary_dim)
     order = np.argsort(p) if to == "half" else p
-    within = np.concatenate([order, np.arange(rotary_dim, head_dim)])  # partial rotary: the rest stays
+    within = np.concatenate(
+        [order, np.arange(rotary_dim, head_dim)]
+    )  # partial rotary: the rest stays
     rows = (np.arange(n_heads)[:, None] * head_dim + within[None, :]).ravel()
     return w[rows].copy()

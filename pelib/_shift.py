@@ -1,9 +1,9 @@
 """The linear shift of the sinusoidal encoding: PE(t + phi) = T(phi) PE(t).
 
-Each (sin, cos) pair of a row is a point on the unit circle; moving the
-position by phi turns it by w_i phi (clockwise, read in (sin, cos)
-coordinates). ``shift`` does that in one pass; ``shift_loop``, ``shift_matmul``, ``shift_packed`` and ``shift_swap``
-are the four ways of writing the same map that chapter 3 compares.
+Each (sin, cos) pair of a row is a point on the unit circle; moving the position by phi
+turns it by w_i phi (clockwise, read in (sin, cos) coordinates). ``shift`` does that in
+one pass; ``shift_loop``, ``shift_matmul``, ``shift_packed`` and ``shift_swap`` are the
+four ways of writing the same map that chapter 3 compares.
 """
 
 from __future__ import annotations
@@ -20,22 +20,27 @@ _COMPLEX = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex
 def _even_width(d_model: int, name: str) -> None:
     if d_model % 2:
         raise ValueError(
-            f"{name} must be even to shift, got {d_model}: with an odd width the last column is a "
+            f"{name} must be even to shift, got {d_model}: "
+            "with an odd width the last column is a "
             "lone sine with no cosine partner to rotate with"
         )
 
 
 def _prepare(pe: ArrayLike, phi: float, base: float) -> tuple[np.ndarray, np.ndarray]:
-    """Validate the arguments; return the rows as a float array and the angles w_i * phi."""
+    """Validate the arguments; return the rows as a float array and the angles w_i *
+    phi."""
     pe = _validate.float_array(pe, "pe")
     if pe.ndim == 0 or pe.shape[-1] == 0:
-        raise ValueError(f"pe must have shape (..., d_model) with d_model >= 2, got shape {pe.shape}")
+        raise ValueError(
+            f"pe must have shape (..., d_model) with d_model >= 2, got shape {pe.shape}"
+        )
     _even_width(pe.shape[-1], "the last axis of pe (d_model)")
     return pe, _angles(phi, pe.shape[-1], base)
 
 
 def _angles(phi: float, d_model: int, base: float) -> np.ndarray:
-    """The rotation angles w_i * phi of a shift by ``phi`` at an even width ``d_model``."""
+    """The rotation angles w_i * phi of a shift by ``phi`` at an even width
+    ``d_model``."""
     d_model = _validate.size(d_model, "d_model", minimum=2)
     _even_width(d_model, "d_model")
     _validate.fits(d_model, 8, "d_model")
@@ -46,7 +51,8 @@ def _angles(phi: float, d_model: int, base: float) -> np.ndarray:
 
 
 def shift_matrix(phi: float, d_model: int, base: float = 10000.0) -> np.ndarray:
-    r"""The block-diagonal matrix :math:`T(\phi)` with :math:`T(\phi)\,PE(t) = PE(t + \phi)`.
+    r"""The block-diagonal matrix :math:`T(\phi)` with :math:`T(\phi)\,PE(t) = PE(t +
+    \phi)`.
 
     Block :math:`i` is the rotation acting on the pair
     :math:`(\sin \omega_i t, \cos \omega_i t)`,
@@ -81,7 +87,9 @@ def shift_matrix(phi: float, d_model: int, base: float = 10000.0) -> np.ndarray:
     --------
     >>> import pelib
     >>> t = shift_matrix(0.5, 4)
-    >>> bool(np.allclose(t @ pelib.sinusoidal(1, 4, start=1)[0], pelib.sinusoidal(1, 4, start=1.5)[0]))
+    >>> row = pelib.sinusoidal(1, 4, start=1)[0]
+    >>> later = pelib.sinusoidal(1, 4, start=1.5)[0]
+    >>> bool(np.allclose(t @ row, later))
     True
     """
     theta = _angles(phi, d_model, base)
@@ -100,7 +108,8 @@ def _block_matrix(theta: np.ndarray) -> np.ndarray:
 
 
 def shift(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray:
-    r"""Rows of an interleaved encoding moved by ``phi`` positions: ``PE(t) -> PE(t + phi)``.
+    r"""Rows of an interleaved encoding moved by ``phi`` positions: ``PE(t) -> PE(t +
+    phi)``.
 
     Equivalent to ``pe @ shift_matrix(phi, d_model, base).T`` but in one
     pass over the data: each (sin, cos) pair is read as one complex number
@@ -136,7 +145,8 @@ def shift(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray:
     Examples
     --------
     >>> import pelib
-    >>> bool(np.allclose(shift(pelib.sinusoidal(3, 8), 100), pelib.sinusoidal(3, 8, start=100)))
+    >>> shifted = shift(pelib.sinusoidal(3, 8), 100)
+    >>> bool(np.allclose(shifted, pelib.sinusoidal(3, 8, start=100)))
     True
     """
     pe, theta = _prepare(pe, phi, base)
@@ -164,7 +174,9 @@ def shift_loop(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray:
         for index in np.ndindex(pe.shape[:-1]):
             row = pe[index]
             for i, angle in enumerate(theta):
-                rotation = np.array([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
+                rotation = np.array(
+                    [[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]]
+                )
                 out[index][2 * i : 2 * i + 2] = rotation @ row[2 * i : 2 * i + 2]
     return out
 
@@ -181,8 +193,11 @@ def shift_matmul(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray
         return pe @ _block_matrix(theta).astype(pe.dtype, copy=False).T
 
 
-def packed_matrices(phi: float, d_model: int, base: float = 10000.0) -> tuple[np.ndarray, np.ndarray]:
-    r"""The two 2 x d/2 matrices of approach 3: ``M1 = [cos; sin]`` and ``M2 = [-sin; cos]`` of w_i phi.
+def packed_matrices(
+    phi: float, d_model: int, base: float = 10000.0
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""The two 2 x d/2 matrices of approach 3: ``M1 = [cos; sin]`` and ``M2 = [-sin;
+    cos]`` of w_i phi.
 
     With a row packed as ``f = [sines; cosines]`` (shape 2 x d/2), the shifted
     sines are ``(M1 * f).sum(axis=0)`` and the shifted cosines
@@ -197,11 +212,14 @@ def packed_matrices(phi: float, d_model: int, base: float = 10000.0) -> tuple[np
 
 
 def _packed(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return np.stack([np.cos(theta), np.sin(theta)]), np.stack([-np.sin(theta), np.cos(theta)])
+    return np.stack([np.cos(theta), np.sin(theta)]), np.stack(
+        [-np.sin(theta), np.cos(theta)]
+    )
 
 
 def shift_packed(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray:
-    """Approach 3: pack each row as a 2 x d/2 array and combine it with two 2 x d/2 matrices.
+    """Approach 3: pack each row as a 2 x d/2 array and combine it with two 2 x d/2
+    matrices.
 
     ``M1 = [cos; sin]`` gives the new sines and ``M2 = [-sin; cos]`` the new
     cosines (see :func:`packed_matrices`), by element-wise products summed
@@ -218,8 +236,11 @@ def shift_packed(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray
     return out
 
 
-def swap_vectors(phi: float, d_model: int, base: float = 10000.0) -> tuple[np.ndarray, np.ndarray]:
-    """The vectors ``a`` and ``b`` of approach 4, with ``PE(t + phi) = a * PE(t) + b * swapped``.
+def swap_vectors(
+    phi: float, d_model: int, base: float = 10000.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """The vectors ``a`` and ``b`` of approach 4, with ``PE(t + phi) = a * PE(t) + b *
+    swapped``.
 
     ``a = [cos w_0 phi, cos w_0 phi, cos w_1 phi, ...]`` and
     ``b = [sin w_0 phi, -sin w_0 phi, sin w_1 phi, ...]``; ``swapped`` is the
@@ -241,7 +262,8 @@ def _swap(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def shift_swap(pe: ArrayLike, phi: float, base: float = 10000.0) -> np.ndarray:
-    """Approach 4: ``a * pe + b * swapped``, with the even and odd entries of each row swapped.
+    """Approach 4: ``a * pe + b * swapped``, with the even and odd entries of each row
+    swapped.
 
     The vectors ``a`` and ``b`` come from :func:`swap_vectors`. O(n d), no
     matrix. Same arguments and result as :func:`shift`.

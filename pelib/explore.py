@@ -12,7 +12,8 @@ Each explorer draws into one Matplotlib figure that it keeps, updating the data
 of its artists rather than building a new figure, so an update costs tens of
 milliseconds. Frames are stored as palette PNGs to keep pages light.
 
-Importing this module imports Matplotlib, Pillow and ipywidgets; ``import pelib`` does not.
+Importing this module imports Matplotlib, Pillow and ipywidgets; ``import pelib`` does
+not. Chapters 1, 3, 4 and 5 show its explorers.
 """
 
 from __future__ import annotations
@@ -42,9 +43,12 @@ COLOURS = 96
 
 
 def to_png(fig: Figure) -> bytes:
-    """Draw ``fig`` and return it as a palette PNG (the figure stays open for the next frame)."""
+    """Draw ``fig`` and return it as a palette PNG (the figure stays open for the next
+    frame)."""
     if not isinstance(fig, Figure):
-        raise TypeError(f"fig must be a Matplotlib Figure, got {_validate.describe(fig)}")
+        raise TypeError(
+            f"fig must be a Matplotlib Figure, got {_validate.describe(fig)}"
+        )
     canvas = fig.canvas if hasattr(fig.canvas, "buffer_rgba") else FigureCanvasAgg(fig)
     canvas.draw()
     rgb = np.asarray(canvas.buffer_rgba())[..., :3]
@@ -85,31 +89,57 @@ class Explorer:
         setup = _validate.function(setup, "setup")
         alt = _validate.function(alt, "alt")
         if not isinstance(controls, dict) or not controls:
-            raise TypeError(f"controls must be a non-empty dict of name to (description, values), "
-                            f"got {_validate.describe(controls)}")
+            raise TypeError(
+                f"controls must be a non-empty dict of name to (description, values), "
+                f"got {_validate.describe(controls)}"
+            )
         for name, control in controls.items():
             _validate.text(name, "controls (a name)")
-            if (not isinstance(control, tuple) or len(control) != 2 or not isinstance(control[0], str)
-                    or not isinstance(control[1], (list, tuple)) or not control[1]):
-                raise TypeError(f"controls[{name!r}] must be a pair (description, non-empty list of values), "
-                                f"got {_validate.describe(control)}")
+            if (
+                not isinstance(control, tuple)
+                or len(control) != 2
+                or not isinstance(control[0], str)
+                or not isinstance(control[1], (list, tuple))
+                or not control[1]
+            ):
+                raise TypeError(
+                    f"controls[{name!r}] must be a pair (description, non-empty list "
+                    f"of values), got {_validate.describe(control)}"
+                )
         if not isinstance(defaults, dict):
-            raise TypeError(f"defaults must be a dict of name to value, got {_validate.describe(defaults)}")
+            raise TypeError(
+                "defaults must be a dict of name to value, got "
+                f"{_validate.describe(defaults)}"
+            )
         for name, (_, values) in controls.items():
             if defaults.get(name) not in list(values):
-                raise ValueError(f"defaults[{name!r}] must be one of {list(values)}, got {defaults.get(name)!r}")
+                raise ValueError(
+                    f"defaults[{name!r}] must be one of {list(values)}, got "
+                    f"{defaults.get(name)!r}"
+                )
         made = setup()
-        if not (isinstance(made, tuple) and len(made) == 3 and isinstance(made[0], Figure)
-                and callable(made[1]) and callable(made[2])):
-            raise TypeError(f"setup must return (figure, compute, draw), got {_validate.describe(made)}")
+        if not (
+            isinstance(made, tuple)
+            and len(made) == 3
+            and isinstance(made[0], Figure)
+            and callable(made[1])
+            and callable(made[2])
+        ):
+            raise TypeError(
+                "setup must return (figure, compute, draw), got "
+                f"{_validate.describe(made)}"
+            )
         self.figure, self.compute, self._draw = made
         self.alt = alt
         self.controls = {name: list(values) for name, (_, values) in controls.items()}
         self.defaults = dict(defaults)
         self.sliders = {
             name: widgets.SelectionSlider(
-                options=[(_label(v), v) for v in values], value=defaults[name], description=description,
-                continuous_update=True, style={"description_width": "initial"},
+                options=[(_label(v), v) for v in values],
+                value=defaults[name],
+                description=description,
+                continuous_update=True,
+                style={"description_width": "initial"},
                 layout=widgets.Layout(width="420px"),
             )
             for name, (description, values) in controls.items()
@@ -140,15 +170,28 @@ class Explorer:
     def _check(self, values: dict[str, Any]) -> None:
         for name, value in values.items():
             if name not in self.controls:
-                raise TypeError(f"{name} is not a control of this explorer (they are {', '.join(self.controls)})")
-            if not any(value is v or (type(value) is type(v) and value == v) for v in self.controls[name]):
-                raise ValueError(f"{name} must be one of {self.controls[name]}, got {_validate.describe(value)}")
+                raise TypeError(
+                    f"{name} is not a control of this explorer (they are "
+                    f"{', '.join(self.controls)})"
+                )
+            if not any(
+                value is v or (type(value) is type(v) and value == v)
+                for v in self.controls[name]
+            ):
+                raise ValueError(
+                    f"{name} must be one of {self.controls[name]}, got "
+                    f"{_validate.describe(value)}"
+                )
         missing = set(self.controls) - set(values)
         if missing:
-            raise TypeError(f"a value is needed for every control: {', '.join(sorted(missing))} missing")
+            raise TypeError(
+                "a value is needed for every control: "
+                f"{', '.join(sorted(missing))} missing"
+            )
 
     def frame(self, **values: Any) -> bytes:
-        """Recompute and redraw the figure for one combination of values: the work of one update.
+        """Recompute and redraw the figure for one combination of values: the work of
+        one update.
 
         Each value must be one of its control's values.
         """
@@ -159,8 +202,10 @@ class Explorer:
     def html(self, **values: Any) -> str:
         """The frame for ``values`` as an ``<img>`` element with its alt text."""
         data = base64.b64encode(self.frame(**values)).decode("ascii")
-        return f'<img src="data:image/png;base64,{data}" alt="{html.escape(self.alt(**values))}">'
-
+        return (
+            f'<img src="data:image/png;base64,{data}" '
+            f'alt="{html.escape(self.alt(**values))}">'
+        )
 
     def current(self) -> dict[str, Any]:
         """The values the sliders show now."""
@@ -168,13 +213,21 @@ class Explorer:
 
     def _stack(self, names: list[str], index: tuple[int, ...]) -> widgets.Widget:
         if not names:
-            values = {name: self.controls[name][i] for name, i in zip(self.controls, index)}
+            values = {
+                name: self.controls[name][i]
+                for name, i in zip(self.controls, index, strict=True)
+            }
             leaf = widgets.HTML(value=self.html(**values))
             self._leaves[index] = leaf
             return leaf
         name, rest = names[0], names[1:]
-        children = [self._stack(rest, (*index, i)) for i in range(len(self.controls[name]))]
-        stack = widgets.Stack(children=children, selected_index=self.controls[name].index(self.defaults[name]))
+        children = [
+            self._stack(rest, (*index, i)) for i in range(len(self.controls[name]))
+        ]
+        stack = widgets.Stack(
+            children=children,
+            selected_index=self.controls[name].index(self.defaults[name]),
+        )
         self._stacks[name].append(stack)
         return stack
 
@@ -194,7 +247,8 @@ def _label(value: Any) -> str:
 
 
 def _figure(ncols: int, width: float) -> tuple[Figure, Any]:
-    # Outside pyplot: drawn only into frames, never shown by the notebook's inline backend.
+    # Outside pyplot: drawn only into frames, never shown by the notebook's inline
+    # backend.
     fig = Figure(figsize=(width, 3.0), dpi=DPI)
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, ncols)
@@ -204,11 +258,12 @@ def _figure(ncols: int, width: float) -> tuple[Figure, Any]:
     return fig, axes
 
 
-# --- chapter 1 -------------------------------------------------------------------------------
+# --- chapter 1 ------------------------------------------------------------------------
 
 
 def formula() -> Explorer:
-    """Explorer of chapter 1 (:doc:`/notebooks/01_formula`): width, number of positions and base.
+    """Explorer of chapter 1 (:doc:`/notebooks/01_formula`): width, number of positions
+    and base.
 
     Left, the table; right, its middle column (the sine of pair ``d/4``).
     """
@@ -221,58 +276,84 @@ def formula() -> Explorer:
 
         def compute(d_model, n_positions, base):
             column = d_model // 2
-            return (d_model, n_positions, base, pelib.sinusoidal(n_positions, d_model, base=base),
-                    pelib.wavelengths(d_model, base)[column // 2])
+            return (
+                d_model,
+                n_positions,
+                base,
+                pelib.sinusoidal(n_positions, d_model, base=base),
+                pelib.wavelengths(d_model, base)[column // 2],
+            )
 
         def draw(data):
             d_model, n_positions, base, table, wavelength = data
             column = d_model // 2
             image.set_data(table)
             image.set_extent((-0.5, d_model - 0.5, n_positions - 0.5, -0.5))
-            left.set(xlim=(-0.5, d_model - 0.5), ylim=(n_positions - 0.5, -0.5),
-                     title=f"d = {d_model}, {n_positions} positions, base {_label(base)}")
+            left.set(
+                xlim=(-0.5, d_model - 0.5),
+                ylim=(n_positions - 0.5, -0.5),
+                title=f"d = {d_model}, {n_positions} positions, base {_label(base)}",
+            )
             line.set_data(np.arange(n_positions), table[:, column])
-            right.set(xlim=(0, n_positions - 1), title=f"column {column}: wavelength {wavelength:,.1f}")
+            right.set(
+                xlim=(0, n_positions - 1),
+                title=f"column {column}: wavelength {wavelength:,.1f}",
+            )
 
         return fig, compute, draw
 
     return Explorer(
         setup,
-        {"d_model": ("d_model", [16, 64, 256]), "n_positions": ("positions", [50, 200]),
-         "base": ("base", [100.0, 10000.0])},
+        {
+            "d_model": ("d_model", [16, 64, 256]),
+            "n_positions": ("positions", [50, 200]),
+            "base": ("base", [100.0, 10000.0]),
+        },
         {"d_model": 256, "n_positions": 200, "base": 10000.0},
         _formula_alt,
     )
 
 
 def _formula_alt(d_model: int, n_positions: int, base: float) -> str:
-    """Alt text of a frame of :func:`formula`: what the middle column does over the positions shown."""
+    """Alt text of a frame of :func:`formula`: what the middle column does over the
+    positions shown."""
     wavelength = float(pelib.wavelengths(d_model, base)[d_model // 4])
     cycles = (n_positions - 1) / wavelength
     column = pelib.sinusoidal(n_positions, d_model, base=base)[:, d_model // 2]
     if cycles < 0.25:
-        shape = (f"rising almost linearly from 0 to {column[-1]:.2f}, {cycles:.0%} of one cycle of its "
-                 f"wavelength {wavelength:,.1f}")
+        shape = (
+            f"rising almost linearly from 0 to {column[-1]:.2f}, {cycles:.0%} of one "
+            f"cycle of its wavelength {wavelength:,.1f}"
+        )
     elif cycles < 1:
-        low = f", falls to {column.min():.2f} at position {column.argmin()}" if cycles > 0.5 else ""
-        shape = (f"{cycles:.2f} of a cycle of a sine of wavelength {wavelength:,.1f}: it rises to "
-                 f"{column.max():.2f} at position {column.argmax()}{low} and ends at {column[-1]:.2f}")
+        low = (
+            f", falls to {column.min():.2f} at position {column.argmin()}"
+            if cycles > 0.5
+            else ""
+        )
+        shape = (
+            f"{cycles:.2f} of a cycle of a sine of wavelength {wavelength:,.1f}: it "
+            f"rises to {column.max():.2f} at position {column.argmax()}{low} and ends "
+            f"at {column[-1]:.2f}"
+        )
     else:
         shape = f"{cycles:.1f} cycles of a wave of wavelength {wavelength:,.1f}"
     return (
-        f"Left: heatmap of the encoding for {n_positions} positions and width {d_model} with base "
-        f"{_label(base)}, fine stripes on the left widening to the right. Right: column {d_model // 2} "
-        f"against position, {shape}."
+        f"Left: heatmap of the encoding for {n_positions} positions and width "
+        f"{d_model} with base {_label(base)}, fine stripes on the left widening to the "
+        f"right. Right: column {d_model // 2} against position, {shape}."
     )
 
 
-# --- chapter 3 -------------------------------------------------------------------------------
+# --- chapter 3 ------------------------------------------------------------------------
 
 #: Offsets offered by the shift explorer.
 PHIS = [-100, -50, -20, -10, -5, -1, 0, 1, 5, 10, 20, 50, 100]
 
 
-def shift(d_model: int = 64, n_positions: int = 64, pair: int = 4, shown: int = 10) -> Explorer:
+def shift(
+    d_model: int = 64, n_positions: int = 64, pair: int = 4, shown: int = 10
+) -> Explorer:
     """Explorer of chapter 3 (:doc:`/notebooks/03_shift_property`): the offset ``phi``.
 
     Left, the table; middle, the table shifted by ``phi`` with ``pelib.shift``;
@@ -285,10 +366,14 @@ def shift(d_model: int = 64, n_positions: int = 64, pair: int = 4, shown: int = 
     n_positions = _validate.size(n_positions, "n_positions", minimum=1, maximum=1024)
     pair = _validate.size(pair, "pair", minimum=0)
     if pair >= d_model // 2:
-        raise ValueError(f"pair must be below d_model // 2 = {d_model // 2}, got {pair}")
+        raise ValueError(
+            f"pair must be below d_model // 2 = {d_model // 2}, got {pair}"
+        )
     shown = _validate.size(shown, "shown", minimum=1)
     if shown > n_positions:
-        raise ValueError(f"shown must be at most n_positions = {n_positions}, got {shown}")
+        raise ValueError(
+            f"shown must be at most n_positions = {n_positions}, got {shown}"
+        )
     table = pelib.sinusoidal(n_positions, d_model)
     w = pelib.frequencies(d_model)[pair]
 
@@ -298,9 +383,19 @@ def shift(d_model: int = 64, n_positions: int = 64, pair: int = 4, shown: int = 
         image = plots.heatmap(table, b, colorbar=False).get_images()[0]
         circle = np.linspace(0, 2 * math.pi, 200)
         c.plot(np.sin(circle), np.cos(circle), color="0.85")
-        c.plot(table[:shown, 2 * pair], table[:shown, 2 * pair + 1], "o", color="C0", label=f"t = 0..{shown - 1}")
+        c.plot(
+            table[:shown, 2 * pair],
+            table[:shown, 2 * pair + 1],
+            "o",
+            color="C0",
+            label=f"t = 0..{shown - 1}",
+        )
         (moved,) = c.plot([], [], "o", color="C3", label="t + phi")
-        c.set(aspect="equal", xlabel=f"column {2 * pair} (sin)", ylabel=f"column {2 * pair + 1} (cos)")
+        c.set(
+            aspect="equal",
+            xlabel=f"column {2 * pair} (sin)",
+            ylabel=f"column {2 * pair + 1} (cos)",
+        )
         c.legend(loc="lower left", fontsize="x-small")
 
         def compute(phi):
@@ -310,31 +405,38 @@ def shift(d_model: int = 64, n_positions: int = 64, pair: int = 4, shown: int = 
             phi, shifted = data
             image.set_data(shifted)
             image.set_extent((-0.5, d_model - 0.5, phi + n_positions - 0.5, phi - 0.5))
-            b.set(ylim=(phi + n_positions - 0.5, phi - 0.5), title=f"PE(t + {phi}), by pelib.shift")
+            b.set(
+                ylim=(phi + n_positions - 0.5, phi - 0.5),
+                title=f"PE(t + {phi}), by pelib.shift",
+            )
             moved.set_data(shifted[:shown, 2 * pair], shifted[:shown, 2 * pair + 1])
             c.set_title(f"pair {pair} turned {_direction(w * phi)}")
 
         return fig, compute, draw
 
     return Explorer(
-        setup, {"phi": ("offset phi", PHIS)}, {"phi": 5},
+        setup,
+        {"phi": ("offset phi", PHIS)},
+        {"phi": 5},
         lambda phi: (
-            f"Left: heatmap of positions 0 to {n_positions - 1}. Middle: the same table shifted by {phi}, "
-            f"labelled with positions {phi} to {phi + n_positions - 1}. Right: pair {pair} of the first "
-            f"{shown} positions on the unit circle, before (blue) and after the shift (red), every point "
-            f"turned {_direction(w * phi)}."
+            f"Left: heatmap of positions 0 to {n_positions - 1}. Middle: the same "
+            f"table shifted by {phi}, labelled with positions {phi} to "
+            f"{phi + n_positions - 1}. Right: pair {pair} of the first {shown} "
+            "positions on the unit circle, before (blue) and after the shift (red), "
+            f"every point turned {_direction(w * phi)}."
         ),
     )
 
 
 def _direction(angle: float) -> str:
-    """How a (sin, cos) pair drawn with sin across and cos up turns when its angle grows by ``angle``."""
+    """How a (sin, cos) pair drawn with sin across and cos up turns when its angle grows
+    by ``angle``."""
     if angle == 0:
         return "by 0 rad (not at all)"
     return f"{'clockwise' if angle > 0 else 'anticlockwise'} by {abs(angle):.2f} rad"
 
 
-# --- chapter 4 -------------------------------------------------------------------------------
+# --- chapter 4 ------------------------------------------------------------------------
 
 
 def wavelengths() -> Explorer:
@@ -348,18 +450,36 @@ def wavelengths() -> Explorer:
     def setup():
         fig, (left, right) = _figure(2, 9.0)
         (lam_line,) = left.plot([], [], marker=".")
-        left.set(yscale="log", ylim=(1, 1e7), xlabel="pair index i", ylabel="wavelength (positions)")
+        left.set(
+            yscale="log",
+            ylim=(1, 1e7),
+            xlabel="pair index i",
+            ylabel="wavelength (positions)",
+        )
         (dot_line,) = right.plot(offsets, np.zeros(len(offsets)))
-        right.set(xlim=(-1000, 1000), ylim=(-0.75, 1.05), xlabel="offset φ", ylabel="PE(t) · PE(t + φ) / (d / 2)")
+        right.set(
+            xlim=(-1000, 1000),
+            ylim=(-0.75, 1.05),
+            xlabel="offset φ",
+            ylabel="PE(t) · PE(t + φ) / (d / 2)",
+        )
 
         def compute(base, d_model):
-            return base, d_model, pelib.wavelengths(d_model, base), pelib.relative_dot(offsets, d_model, base)
+            return (
+                base,
+                d_model,
+                pelib.wavelengths(d_model, base),
+                pelib.relative_dot(offsets, d_model, base),
+            )
 
         def draw(data):
             base, d_model, lam, dot = data
             dot = dot / (d_model / 2)
             lam_line.set_data(np.arange(len(lam)), lam)
-            left.set(xlim=(-0.5, len(lam) - 0.5), title=f"d = {d_model}, base {_label(base)}: longest {lam[-1]:,.0f}")
+            left.set(
+                xlim=(-0.5, len(lam) - 0.5),
+                title=f"d = {d_model}, base {_label(base)}: longest {lam[-1]:,.0f}",
+            )
             dot_line.set_ydata(dot)
             right.set_title(f"dot product at φ = 100: {dot[1100]:.3f}")
 
@@ -367,7 +487,10 @@ def wavelengths() -> Explorer:
 
     return Explorer(
         setup,
-        {"base": ("base", [100.0, 10000.0, 500000.0]), "d_model": ("d_model", [16, 64, 256])},
+        {
+            "base": ("base", [100.0, 10000.0, 500000.0]),
+            "d_model": ("d_model", [16, 64, 256]),
+        },
         {"base": 10000.0, "d_model": 256},
         _wavelengths_alt,
     )
@@ -377,20 +500,28 @@ def _wavelengths_alt(base: float, d_model: int) -> str:
     """Alt text of a frame of :func:`wavelengths`."""
     dot = pelib.relative_dot(np.arange(1001), d_model, base) / (d_model / 2)
     low = dot.min()
-    floor = f"down to {low:.2g} at φ = ±{int(dot.argmin())}" if low < 0 else f"staying above {low:.2f}"
+    floor = (
+        f"down to {low:.2g} at φ = ±{int(dot.argmin())}"
+        if low < 0
+        else f"staying above {low:.2f}"
+    )
     return (
-        f"Left: wavelengths of the {d_model // 2} pairs for width {d_model} and base {_label(base)}, a "
-        f"straight line on a logarithmic axis up to {pelib.wavelengths(d_model, base)[-1]:,.0f}. Right: "
-        f"the dot product of rows φ apart divided by d/2, a symmetric peak of 1 at φ = 0 falling with "
-        f"ripples on both sides, {floor} within |φ| ≤ 1000."
+        f"Left: wavelengths of the {d_model // 2} pairs for width {d_model} and base "
+        f"{_label(base)}, a straight line on a logarithmic axis up to "
+        f"{pelib.wavelengths(d_model, base)[-1]:,.0f}. Right: the dot product of rows "
+        "φ apart divided by d/2, a symmetric peak of 1 at φ = 0 falling with ripples "
+        f"on both sides, {floor} within |φ| ≤ 1000."
     )
 
 
-# --- chapter 5 -------------------------------------------------------------------------------
+# --- chapter 5 ------------------------------------------------------------------------
 
 
-def sin_only_residuals(phi: float, d_model: int = 32, window: int = 400, *, affine: bool = False) -> np.ndarray:
-    """Relative residual, per frequency, of the best map from s(t) to s(t + phi) (chapter 5).
+def sin_only_residuals(
+    phi: float, d_model: int = 32, window: int = 400, *, affine: bool = False
+) -> np.ndarray:
+    """Relative residual, per frequency, of the best map from s(t) to s(t + phi)
+    (chapter 5).
 
     ``s(t)`` holds the sines of the ``d_model // 2`` frequencies of the
     encoding, over the table positions ``t = 0 .. window``; the map is linear,
@@ -404,7 +535,10 @@ def sin_only_residuals(phi: float, d_model: int = 32, window: int = 400, *, affi
     affine = _validate.boolean(affine, "affine")
     omega = pelib.frequencies(d_model)
     t = np.arange(window + 1)
-    source, target = np.sin(np.multiply.outer(t, omega)), np.sin(np.multiply.outer(t + phi, omega))
+    source, target = (
+        np.sin(np.multiply.outer(t, omega)),
+        np.sin(np.multiply.outer(t + phi, omega)),
+    )
     return pelib.fit_linear_map(source, target, affine=affine).column_residuals
 
 
@@ -419,14 +553,25 @@ def sin_only() -> Explorer:
     least-squares residuals they approximate).
     """
 
-    floor = 1e-10  # below the smallest residual of any frame (about 2e-9, affine, phi = 1)
+    floor = (
+        1e-10  # below the smallest residual of any frame (about 2e-9, affine, phi = 1)
+    )
 
     def setup():
         fig, ax = _figure(1, 7.0)
-        fig.subplots_adjust(left=0.12)  # room for the y label beside the 1e-10 tick labels
+        fig.subplots_adjust(
+            left=0.12
+        )  # room for the y label beside the 1e-10 tick labels
         (linear,) = ax.plot(np.arange(16), np.ones(16), marker="o", label="linear M s")
-        (affine,) = ax.plot(np.arange(16), np.ones(16), marker="s", label="affine M s + b")
-        ax.set(yscale="log", ylim=(floor, 2), xlabel="frequency index i", ylabel="relative residual")
+        (affine,) = ax.plot(
+            np.arange(16), np.ones(16), marker="s", label="affine M s + b"
+        )
+        ax.set(
+            yscale="log",
+            ylim=(floor, 2),
+            xlabel="frequency index i",
+            ylabel="relative residual",
+        )
         ax.legend(loc="lower left", fontsize="small")
 
         def compute(phi):
@@ -436,34 +581,48 @@ def sin_only() -> Explorer:
             phi, lin, aff = data
             linear.set_ydata(np.maximum(lin, floor))
             affine.set_ydata(np.maximum(aff, floor))
-            ax.set_title(f"sine only, d = 32, phi = {phi}, t = 0..400, float64 least squares")
+            ax.set_title(
+                f"sine only, d = 32, phi = {phi}, t = 0..400, float64 least squares"
+            )
 
         return fig, compute, draw
 
     def alt(phi):
         lin, aff = sin_only_residuals(phi), sin_only_residuals(phi, affine=True)
         return (
-            f"Relative residual of the best sine-only shift by {phi} over positions 0 to 400, fitted in float64, "
-            f"for each of 16 frequencies on a logarithmic axis: linear maps from {lin.min():.2g} to {lin.max():.2g}, "
-            f"affine maps from {aff.min():.2g} to {aff.max():.2g}. Both are largest among the fast frequencies "
-            f"0 to 5 on the left; to the right the affine residual falls far below the linear one."
+            f"Relative residual of the best sine-only shift by {phi} over positions 0 "
+            "to 400, fitted in float64, for each of 16 frequencies on a logarithmic "
+            f"axis: linear maps from {lin.min():.2g} to {lin.max():.2g}, affine maps "
+            f"from {aff.min():.2g} to {aff.max():.2g}. Both are largest among the fast "
+            "frequencies 0 to 5 on the left; to the right the affine residual falls "
+            "far below the linear one."
         )
 
-    return Explorer(setup, {"phi": ("offset phi", [1, 2, 5, 10, 20, 50, 100])}, {"phi": 10}, alt)
+    return Explorer(
+        setup, {"phi": ("offset phi", [1, 2, 5, 10, 20, 50, 100])}, {"phi": 10}, alt
+    )
 
 
 #: Every explorer of the book, by chapter.
-EXPLORERS = {"chapter 1": formula, "chapter 3": shift, "chapter 4": wavelengths, "chapter 5": sin_only}
+EXPLORERS = {
+    "chapter 1": formula,
+    "chapter 3": shift,
+    "chapter 4": wavelengths,
+    "chapter 5": sin_only,
+}
 
 
 def update_times(explorer: Explorer, repeat: int = 5) -> tuple[float, float]:
-    """Best times, in seconds, of the two parts of one update of ``explorer`` at its defaults.
+    """Best times, in seconds, of the two parts of one update of ``explorer`` at its
+    defaults.
 
     Returns ``(compute, redraw)``: the pelib computation, and drawing the
     figure with its result and encoding the PNG frame.
     """
     if not isinstance(explorer, Explorer):
-        raise TypeError(f"explorer must be an Explorer, got {_validate.describe(explorer)}")
+        raise TypeError(
+            f"explorer must be an Explorer, got {_validate.describe(explorer)}"
+        )
     repeat = _validate.size(repeat, "repeat", minimum=1, maximum=100)
     compute = redraw = math.inf
     for _ in range(repeat):

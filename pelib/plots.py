@@ -3,7 +3,7 @@
 Importing this module imports Matplotlib; ``import pelib`` alone does not.
 Each function draws on an existing :class:`~matplotlib.axes.Axes` (or a new
 one) and returns the axes, so a notebook cell composes them and ends with
-``plt.show()``.
+``plt.show()``. Chapters 1, 3, 4, 5, 7, 9 and 10 draw with it.
 """
 
 from __future__ import annotations
@@ -23,19 +23,22 @@ from . import _validate
 CMAP = "RdBu_r"
 #: Default size of a single-panel figure, in inches.
 FIGSIZE = (8.0, 4.0)
-#: The largest magnitude drawn (Matplotlib's margins around values near the float limit overflow).
+#: The largest magnitude drawn (Matplotlib's margins around values near the float limit
+#: overflow).
 LIMIT = 1e300
 #: Accepted figure widths and heights, in inches.
 FIGSIZE_RANGE = (1.0, 100.0)
 SCALES = ("linear", "log")
-#: The largest first position of a heatmap (beyond it, neighbouring rows are no longer apart in float64).
+#: The largest first position of a heatmap (beyond it, neighbouring rows are no longer
+#: apart in float64).
 POSITION_LIMIT = 2.0**50
 
 
 def axes(ax: Axes | None = None, figsize: tuple[float, float] = FIGSIZE) -> Axes:
     """Return ``ax``, or the axes of a new figure of size ``figsize``.
 
-    Every figure of the book starts here, from chapter 1 (:doc:`/notebooks/01_formula`) on.
+    Every figure of the book starts here, from chapter 1 (:doc:`/notebooks/01_formula`)
+    on.
 
     Parameters
     ----------
@@ -46,9 +49,14 @@ def axes(ax: Axes | None = None, figsize: tuple[float, float] = FIGSIZE) -> Axes
     """
     ax = _axes_argument(ax)
     if not isinstance(figsize, (tuple, list)) or len(figsize) != 2:
-        raise TypeError(f"figsize must be a pair (width, height) of numbers, got {_validate.describe(figsize)}")
+        raise TypeError(
+            "figsize must be a pair (width, height) of numbers, got "
+            f"{_validate.describe(figsize)}"
+        )
     low, high = FIGSIZE_RANGE
-    size = tuple(_validate.real(v, "figsize", minimum=low, maximum=high) for v in figsize)
+    size = tuple(
+        _validate.real(v, "figsize", minimum=low, maximum=high) for v in figsize
+    )
     if ax is None:
         _, ax = plt.subplots(figsize=size, layout="constrained")
     return ax
@@ -56,24 +64,33 @@ def axes(ax: Axes | None = None, figsize: tuple[float, float] = FIGSIZE) -> Axes
 
 def _axes_argument(ax) -> Axes | None:
     if ax is not None and not isinstance(ax, Axes):
-        raise TypeError(f"ax must be Matplotlib Axes or None, got {_validate.describe(ax)}")
+        raise TypeError(
+            f"ax must be Matplotlib Axes or None, got {_validate.describe(ax)}"
+        )
     return ax
 
 
 def _data(value, name: str, ndim: int, *, positive: bool = False) -> np.ndarray:
-    """A non-empty finite float64 array of ``ndim`` dimensions whose values can be drawn."""
+    """A non-empty finite float64 array of ``ndim`` dimensions whose values can be
+    drawn."""
     array = _validate.float_array(value, name, ndim=ndim).astype(np.float64)
     if array.size == 0:
         raise ValueError(f"{name} must not be empty, got shape {array.shape}")
     if np.max(np.abs(array)) > LIMIT:
-        raise ValueError(f"{name} must hold values of magnitude at most {LIMIT:g} to be drawn")
+        raise ValueError(
+            f"{name} must hold values of magnitude at most {LIMIT:g} to be drawn"
+        )
     if positive and np.min(array) <= 0:
-        raise ValueError(f"{name} must be positive on a logarithmic axis, got a minimum of {np.min(array)!r}")
+        raise ValueError(
+            f"{name} must be positive on a logarithmic axis, got a minimum of "
+            f"{np.min(array)!r}"
+        )
     return array
 
 
 def _text(value, name: str, *, optional: bool = False) -> str | None:
-    """A string (or None, if ``optional``) that Matplotlib draws without an error or a warning."""
+    """A string (or None, if ``optional``) that Matplotlib draws without an error or a
+    warning."""
     value = _validate.text(value, name, optional=optional)
     if value:
         figure = Figure(figsize=(2, 1))
@@ -84,15 +101,23 @@ def _text(value, name: str, *, optional: bool = False) -> str | None:
                 warnings.simplefilter("error")
                 figure.canvas.draw()
         except (ValueError, UserWarning, RuntimeError) as problem:
-            message = str(problem).splitlines()[0] if str(problem) else type(problem).__name__
-            raise ValueError(f"{name} must be text that Matplotlib can draw, got {value!r}: {message}") from None
+            message = (
+                str(problem).splitlines()[0] if str(problem) else type(problem).__name__
+            )
+            raise ValueError(
+                f"{name} must be text that Matplotlib can draw, got {value!r}: "
+                f"{message}"
+            ) from None
     return value
 
 
 def _as_table(table: np.ndarray) -> np.ndarray:
     table = _validate.float_array(table, "table")
     if table.ndim != 2:
-        raise ValueError(f"table must be a 2-D array (positions x dimensions), got shape {table.shape}")
+        raise ValueError(
+            "table must be a 2-D array (positions x dimensions), got shape "
+            f"{table.shape}"
+        )
     return _data(table, "table", 2)
 
 
@@ -126,13 +151,20 @@ def heatmap(
     matplotlib.axes.Axes
     """
     table = _as_table(table)
-    start = _validate.real(start, "start", minimum=-POSITION_LIMIT, maximum=POSITION_LIMIT)
+    start = _validate.real(
+        start, "start", minimum=-POSITION_LIMIT, maximum=POSITION_LIMIT
+    )
     title = _text(title, "title", optional=True)
     colorbar = _validate.boolean(colorbar, "colorbar")
     ax = axes(ax)
     n, d = table.shape
     image = ax.imshow(
-        table, cmap=CMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest",
+        table,
+        cmap=CMAP,
+        vmin=-1,
+        vmax=1,
+        aspect="auto",
+        interpolation="nearest",
         extent=(-0.5, d - 0.5, start + n - 0.5, start - 0.5),
     )
     ax.set_xlabel("dimension (column)")
@@ -176,11 +208,17 @@ def columns(
     """
     table = _as_table(table)
     if not isinstance(cols, (list, tuple)) or not cols:
-        raise TypeError(f"cols must be a non-empty list of column indices, got {_validate.describe(cols)}")
+        raise TypeError(
+            "cols must be a non-empty list of column indices, got "
+            f"{_validate.describe(cols)}"
+        )
     for c in cols:
         _validate.size(c, "cols", minimum=0)
         if c >= table.shape[1]:
-            raise ValueError(f"cols must be column indices of table (0 to {table.shape[1] - 1}), got {c}")
+            raise ValueError(
+                f"cols must be column indices of table (0 to {table.shape[1] - 1}), "
+                f"got {c}"
+            )
     cols = [int(c) for c in cols]
     title = _text(title, "title", optional=True)
     ax = _axes_argument(ax)
@@ -190,7 +228,8 @@ def columns(
         positions = _data(positions, "positions", 1)
         if len(positions) != table.shape[0]:
             raise ValueError(
-                f"positions must have one entry per row of table ({table.shape[0]}), got {len(positions)}"
+                f"positions must have one entry per row of table ({table.shape[0]}), "
+                f"got {len(positions)}"
             )
     ax = axes(ax)
     for col in cols:
@@ -203,7 +242,9 @@ def columns(
     return ax
 
 
-def vectors(rows: dict[str, np.ndarray], ax: Axes | None = None, *, title: str | None = None) -> Axes:
+def vectors(
+    rows: dict[str, np.ndarray], ax: Axes | None = None, *, title: str | None = None
+) -> Axes:
     """Plot one or more encoding rows against the dimension, one line each.
 
     Used in chapter 3 (:doc:`/notebooks/03_shift_property`) to compare a row
@@ -223,13 +264,18 @@ def vectors(rows: dict[str, np.ndarray], ax: Axes | None = None, *, title: str |
     matplotlib.axes.Axes
     """
     if not isinstance(rows, dict) or not rows:
-        raise TypeError(f"rows must be a non-empty dict of label to vector, got {_validate.describe(rows)}")
+        raise TypeError(
+            "rows must be a non-empty dict of label to vector, got "
+            f"{_validate.describe(rows)}"
+        )
     checked = {}
     for label, row in rows.items():
         _text(label, "rows (a label)")
         row = _validate.float_array(row, f"rows[{label!r}]")
         if row.ndim != 1:
-            raise ValueError(f"rows[{label!r}] must be a 1-D vector, got shape {row.shape}")
+            raise ValueError(
+                f"rows[{label!r}] must be a 1-D vector, got shape {row.shape}"
+            )
         checked[label] = _data(row, f"rows[{label!r}]", 1)
     title = _text(title, "title", optional=True)
     ax = axes(ax)
@@ -243,7 +289,13 @@ def vectors(rows: dict[str, np.ndarray], ax: Axes | None = None, *, title: str |
     return ax
 
 
-def matrix(m: np.ndarray, ax: Axes | None = None, *, title: str | None = None, colorbar: bool = True) -> Axes:
+def matrix(
+    m: np.ndarray,
+    ax: Axes | None = None,
+    *,
+    title: str | None = None,
+    colorbar: bool = True,
+) -> Axes:
     """Draw a matrix with a colour scale symmetric about zero, so zeros are white.
 
     Used in chapter 3 (:doc:`/notebooks/03_shift_property`) for the shift
@@ -272,7 +324,9 @@ def matrix(m: np.ndarray, ax: Axes | None = None, *, title: str | None = None, c
     colorbar = _validate.boolean(colorbar, "colorbar")
     ax = axes(ax)
     limit = float(np.max(np.abs(m))) or 1.0
-    image = ax.imshow(m, cmap=CMAP, vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
+    image = ax.imshow(
+        m, cmap=CMAP, vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest"
+    )
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("column")
@@ -326,14 +380,22 @@ def lines(
     yscale = _validate.choice(yscale, "yscale", SCALES)
     x = _data(x, "x", 1, positive=xscale == "log")
     if not isinstance(series, dict) or not series:
-        raise TypeError(f"series must be a non-empty dict of label to values, got {_validate.describe(series)}")
+        raise TypeError(
+            "series must be a non-empty dict of label to values, got "
+            f"{_validate.describe(series)}"
+        )
     checked = {}
     for label, values in series.items():
         _text(label, "series (a label)")
         values = _validate.float_array(values, f"series[{label!r}]")
         if values.ndim != 1 or len(values) != len(x):
-            raise ValueError(f"series[{label!r}] must have one value per x ({len(x)}), got shape {values.shape}")
-        checked[label] = _data(values, f"series[{label!r}]", 1, positive=yscale == "log")
+            raise ValueError(
+                f"series[{label!r}] must have one value per x ({len(x)}), got shape "
+                f"{values.shape}"
+            )
+        checked[label] = _data(
+            values, f"series[{label!r}]", 1, positive=yscale == "log"
+        )
     xlabel = _text(xlabel, "xlabel")
     ylabel = _text(ylabel, "ylabel")
     markers = _validate.boolean(markers, "markers")
@@ -351,8 +413,14 @@ def lines(
     return ax
 
 
-def bars(values: dict[str, float], ax: Axes | None = None, *, ylabel: str, title: str | None = None,
-         log: bool = False) -> Axes:
+def bars(
+    values: dict[str, float],
+    ax: Axes | None = None,
+    *,
+    ylabel: str,
+    title: str | None = None,
+    log: bool = False,
+) -> Axes:
     """Horizontal bars, one per labelled value, with the value written beside each bar.
 
     Used in chapter 10 (:doc:`/notebooks/10_precision_and_speed`) for timings.
@@ -376,10 +444,15 @@ def bars(values: dict[str, float], ax: Axes | None = None, *, ylabel: str, title
     """
     log = _validate.boolean(log, "log")
     if not isinstance(values, dict) or not values:
-        raise TypeError(f"values must be a non-empty dict of label to number, got {_validate.describe(values)}")
+        raise TypeError(
+            "values must be a non-empty dict of label to number, got "
+            f"{_validate.describe(values)}"
+        )
     for label, value in values.items():
         _text(label, "values (a label)")
-        _validate.real(value, f"values[{label!r}]", positive=log, minimum=-LIMIT, maximum=LIMIT)
+        _validate.real(
+            value, f"values[{label!r}]", positive=log, minimum=-LIMIT, maximum=LIMIT
+        )
     ylabel = _text(ylabel, "ylabel")
     title = _text(title, "title", optional=True)
     ax = axes(ax)
@@ -390,7 +463,7 @@ def bars(values: dict[str, float], ax: Axes | None = None, *, ylabel: str, title
     ax.set_yticks(positions, labels)
     if log:
         ax.set_xscale("log")
-    for y, value in zip(positions, heights):
+    for y, value in zip(positions, heights, strict=True):
         ax.annotate(f" {value:.3g}", (value, y), va="center", fontsize="small")
     ax.set_xlabel(ylabel)
     if title:

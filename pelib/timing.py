@@ -18,7 +18,9 @@ MAX_SECONDS = 1.0
 MAX_REPEAT = 1000
 
 
-def best_time(func: Callable[..., Any], *args: Any, repeat: int = 7, min_seconds: float = 0.02) -> float:
+def best_time(
+    func: Callable[..., Any], *args: Any, repeat: int = 7, min_seconds: float = 0.02
+) -> float:
     """Best time of one call of ``func(*args)``, in seconds.
 
     Each of ``repeat`` rounds calls ``func`` as many times as fit in about
@@ -44,7 +46,9 @@ def best_time(func: Callable[..., Any], *args: Any, repeat: int = 7, min_seconds
     """
     func = _validate.function(func, "func")
     repeat = _validate.size(repeat, "repeat", minimum=1, maximum=MAX_REPEAT)
-    min_seconds = _validate.real(min_seconds, "min_seconds", minimum=0.0, maximum=MAX_SECONDS)
+    min_seconds = _validate.real(
+        min_seconds, "min_seconds", minimum=0.0, maximum=MAX_SECONDS
+    )
     start = time.perf_counter()
     func(*args)
     first = time.perf_counter() - start

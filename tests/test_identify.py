@@ -1,8 +1,9 @@
-"""pelib.identify: the convention of tables made by real code, of tables made here, and refusals.
+"""pelib.identify: the convention of tables made by real code, of tables made here, and
+refusals.
 
 The expected conventions are facts about the code that made each table (its source, as
-transcribed in ``oracle.transcriptions``), and the rebuilt tables are checked against the
-exact values of the oracle, built from the identified parameters without pelib.
+transcribed in ``oracle.transcriptions``), and the rebuilt tables are checked against
+the exact values of the oracle, built from the identified parameters without pelib.
 """
 
 from __future__ import annotations
@@ -23,22 +24,29 @@ F32 = np.float32
 
 
 def exact_table(ident: pelib.Identification, n: int) -> np.ndarray:
-    """The table ``ident`` describes, rows 0 .. n - 1, from the oracle (exact values rounded once)."""
+    """The table ``ident`` describes, rows 0 .. n - 1, from the oracle (exact values
+    rounded once)."""
     core = [j for j in range(ident.width) if j not in ident.zero_columns]
     m = len(core)
     count = (m + 1) // 2
     with mpmath.workprec(200):
         if ident.frequencies == "paper":
-            omega = [oracle.frequency(i, ident.d_model, ident.base) for i in range(count)]
+            omega = [
+                oracle.frequency(i, ident.d_model, ident.base) for i in range(count)
+            ]
         else:
             low = mpmath.mpf(ident.min_timescale)
-            omega = [oracle.timescale_frequency(i, ident.d_model, low, ident.base)
-                     for i in range(count)]
+            omega = [
+                oracle.timescale_frequency(i, ident.d_model, low, ident.base)
+                for i in range(count)
+            ]
     positions = range(ident.offset, ident.offset + n)
     if ident.layout == "interleaved":
         values = oracle.encoding(positions, m, frequencies=omega)
     else:
-        concat = oracle.encoding(positions, m, layout="concat", frequencies=omega)  # ceil(m/2) sines, then cosines
+        concat = oracle.encoding(
+            positions, m, layout="concat", frequencies=omega
+        )  # ceil(m/2) sines, then cosines
         if ident.layout == "concat":
             values = concat
         else:  # [cos | sin]: floor(m/2) cosines, then the sines
@@ -50,13 +58,17 @@ def exact_table(ident: pelib.Identification, n: int) -> np.ndarray:
 
 
 def check_rebuild(table, ident):
-    """max_error is |table - ident.table(n)|, and ident.table agrees with the oracle's table."""
+    """max_error is |table - ident.table(n)|, and ident.table agrees with the oracle's
+    table."""
     n = len(table)
     rebuilt = ident.table(n)
     assert rebuilt.shape == np.shape(table)
-    assert ident.max_error == np.abs(np.asarray(table, dtype=np.float64) - rebuilt).max()
-    # identify rebuilds within about 0.53 units in the last place (pelib.identify, Notes); the oracle's
-    # table is the exact one rounded once: together below 2**-52 for values up to 1
+    assert (
+        ident.max_error == np.abs(np.asarray(table, dtype=np.float64) - rebuilt).max()
+    )
+    # identify rebuilds within about 0.53 units in the last place (pelib.identify,
+    # Notes); the oracle's table is the exact one rounded once: together below 2**-52
+    # for values up to 1
     assert np.abs(rebuilt - exact_table(ident, n)).max() <= 2.0**-52
 
 
@@ -65,7 +77,7 @@ def expect(ident, **attributes):
     assert got == attributes
 
 
-# --- tables of widely used code -------------------------------------------------------------------
+# --- tables of widely used code -------------------------------------------------------
 
 WIDTHS = [2, 4, 6, 16, 17, 64, 129, 512]
 
@@ -75,32 +87,53 @@ def test_tensor2tensor(d):
     table = transcriptions.tensor2tensor(60, d, start_index=3)[0]
     ident = pelib.identify(table)
     pairs = d // 2
-    if pairs == 1:  # one frequency (1): the base is not determined, the layout is that of one pair
+    if (
+        pairs == 1
+    ):  # one frequency (1): the base is not determined, the layout is that of one pair
         expect(ident, layout="interleaved", frequencies="paper", base=10000.0)
     else:
         expect(ident, layout="concat", frequencies="tensor2tensor", base=10000.0)
-    expect(ident, offset=3, zero_rows=(), zero_columns=(d - 1,) if d % 2 else (), angle_dtype="float32")
+    expect(
+        ident,
+        offset=3,
+        zero_rows=(),
+        zero_columns=(d - 1,) if d % 2 else (),
+        angle_dtype="float32",
+    )
     check_rebuild(table, ident)
 
 
-FAIRSEQ_WIDTHS = [d for d in WIDTHS if d >= 4]  # fairseq's arithmetic divides by d // 2 - 1
+FAIRSEQ_WIDTHS = [
+    d for d in WIDTHS if d >= 4
+]  # fairseq's arithmetic divides by d // 2 - 1
 
 
 @pytest.mark.parametrize("d", FAIRSEQ_WIDTHS)
 def test_fairseq_table_and_forward_pass(d):
     table = transcriptions.fairseq_embedding(70, d, padding_idx=1)
     ident = pelib.identify(table)
-    expect(ident, offset=0, zero_rows=(1,), zero_columns=(d - 1,) if d % 2 else (), angle_dtype="float32")
+    expect(
+        ident,
+        offset=0,
+        zero_rows=(1,),
+        zero_columns=(d - 1,) if d % 2 else (),
+        angle_dtype="float32",
+    )
     expect(ident, layout="concat", frequencies="tensor2tensor", base=10000.0)
     check_rebuild(table, ident)
-    # The rows a batch reads: left padding gives pad rows (zero) first, then positions 2, 3, ...
+    # The rows a batch reads: left padding gives pad rows (zero) first, then positions
+    # 2, 3, ...
     tokens = np.array([[1, 1, 1] + [7] * 30])
     rows = transcriptions.fairseq_positions(tokens, padding_idx=1)[0]
     looked_up = table[rows]
     ident = pelib.identify(looked_up)
     expect(ident, offset=2 - 3, zero_rows=(0, 1, 2))
     check_rebuild(looked_up, ident)
-    right = table[transcriptions.fairseq_positions(np.array([[7] * 30 + [1, 1]]), padding_idx=1)[0]]
+    right = table[
+        transcriptions.fairseq_positions(np.array([[7] * 30 + [1, 1]]), padding_idx=1)[
+            0
+        ]
+    ]
     expect(pelib.identify(right), offset=2, zero_rows=(30, 31))
 
 
@@ -112,8 +145,17 @@ def test_marian(d):
     # at d = 2 and 4, float32 angles float32(p) * float32(w) of w = 1 and 0.01 at 50
     # positions stay within the rounding of the stored float32 numbers: the table cannot
     # tell the angles' precision
-    expect(ident, layout=layout, frequencies="paper", base=10000.0, offset=0, zero_rows=(), zero_columns=(),
-           angle_dtype="either" if d <= 4 else "float64", d_model=d)
+    expect(
+        ident,
+        layout=layout,
+        frequencies="paper",
+        base=10000.0,
+        offset=0,
+        zero_rows=(),
+        zero_columns=(),
+        angle_dtype="either" if d <= 4 else "float64",
+        d_model=d,
+    )
     check_rebuild(table, ident)
 
 
@@ -121,8 +163,13 @@ def test_marian(d):
 def test_musicgen(d):
     table = transcriptions.musicgen_embedding(50, d)
     ident = pelib.identify(table)
-    expect(ident, layout="concat_cos_first", offset=0, zero_columns=(d - 1,) if d % 2 else (),
-           angle_dtype="float32")
+    expect(
+        ident,
+        layout="concat_cos_first",
+        offset=0,
+        zero_columns=(d - 1,) if d % 2 else (),
+        angle_dtype="float32",
+    )
     expect(ident, frequencies="tensor2tensor", base=10000.0)
     check_rebuild(table, ident)
 
@@ -132,66 +179,174 @@ def test_positional_encodings_package(d):
     table = transcriptions.positional_encodings_1d(50, d)
     ident = pelib.identify(table)
     # the width is rounded up to even before the exponents are formed
-    expect(ident, layout="interleaved", frequencies="paper", base=10000.0, offset=0, d_model=d + d % 2,
-           angle_dtype="float32")
+    expect(
+        ident,
+        layout="interleaved",
+        frequencies="paper",
+        base=10000.0,
+        offset=0,
+        d_model=d + d % 2,
+        angle_dtype="float32",
+    )
     check_rebuild(table, ident)
 
 
-@pytest.mark.parametrize("code", [transcriptions.pytorch_tutorial, transcriptions.annotated_transformer,
-                                  transcriptions.d2l], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "code",
+    [
+        transcriptions.pytorch_tutorial,
+        transcriptions.annotated_transformer,
+        transcriptions.d2l,
+    ],
+    ids=lambda f: f.__name__,
+)
 @pytest.mark.parametrize("d", [2, 8, 64, 512])
 def test_float32_tutorials(code, d):
     table = code(200, d)
     ident = pelib.identify(table)
-    expect(ident, layout="interleaved", frequencies="paper", base=10000.0, offset=0, angle_dtype="float32")
+    expect(
+        ident,
+        layout="interleaved",
+        frequencies="paper",
+        base=10000.0,
+        offset=0,
+        angle_dtype="float32",
+    )
     check_rebuild(table, ident)
 
 
-# Each row: the transcription, and the facts about the code it transcribes (see its docstring).
+# Each row: the transcription, and the facts about the code it transcribes (see its
+# docstring).
 MORE_CODE = [
-    ("Whisper", lambda d: transcriptions.whisper_sinusoids(40, d), "concat", "tensor2tensor", 0, "float32"),
-    ("Flax", lambda d: transcriptions.flax_sinusoidal_init(40, d)[0], "concat", "tensor2tensor", 0, "float64"),
-    ("TensorFlow text tutorial", lambda d: transcriptions.tf_text_positional_encoding(40, d), "concat", "paper", 0,
-     "float64"),
-    ("TensorFlow docs tutorial", lambda d: transcriptions.tf_docs_positional_encoding(40, d)[0], "interleaved",
-     "paper", 0, "float64"),
-    ("DistilBERT", lambda d: transcriptions.distilbert_sinusoidal_embeddings(40, d), "interleaved", "paper", 0,
-     "float64"),
-    ("diffusers", lambda d: transcriptions.diffusers_timestep_embedding(np.arange(40), d), "concat",
-     "tensor2tensor", 0, "float32"),
-    ("diffusers, shift 0, flipped", lambda d: transcriptions.diffusers_timestep_embedding(
-        np.arange(40), d, flip_sin_to_cos=True, downscale_freq_shift=0), "concat_cos_first", "paper", 0, "float32"),
-    ("diffusers, timesteps from 7", lambda d: transcriptions.diffusers_timestep_embedding(np.arange(7, 47), d),
-     "concat", "tensor2tensor", 7, "float32"),
-    ("keras-hub", lambda d: transcriptions.keras_sine_position_encoding(40, d, start_index=3), "interleaved",
-     "paper", 3, "float32"),
-    ("ESPnet", lambda d: transcriptions.espnet_positional_encoding(40, d)[0], "interleaved", "paper", 0,
-     "float32"),
-    ("attention-is-all-you-need-pytorch", lambda d: transcriptions.jadore_sinusoid_table(40, d, padding_idx=0),
-     "interleaved", "paper", 0, "float64"),
+    (
+        "Whisper",
+        lambda d: transcriptions.whisper_sinusoids(40, d),
+        "concat",
+        "tensor2tensor",
+        0,
+        "float32",
+    ),
+    (
+        "Flax",
+        lambda d: transcriptions.flax_sinusoidal_init(40, d)[0],
+        "concat",
+        "tensor2tensor",
+        0,
+        "float64",
+    ),
+    (
+        "TensorFlow text tutorial",
+        lambda d: transcriptions.tf_text_positional_encoding(40, d),
+        "concat",
+        "paper",
+        0,
+        "float64",
+    ),
+    (
+        "TensorFlow docs tutorial",
+        lambda d: transcriptions.tf_docs_positional_encoding(40, d)[0],
+        "interleaved",
+        "paper",
+        0,
+        "float64",
+    ),
+    (
+        "DistilBERT",
+        lambda d: transcriptions.distilbert_sinusoidal_embeddings(40, d),
+        "interleaved",
+        "paper",
+        0,
+        "float64",
+    ),
+    (
+        "diffusers",
+        lambda d: transcriptions.diffusers_timestep_embedding(np.arange(40), d),
+        "concat",
+        "tensor2tensor",
+        0,
+        "float32",
+    ),
+    (
+        "diffusers, shift 0, flipped",
+        lambda d: transcriptions.diffusers_timestep_embedding(
+            np.arange(40), d, flip_sin_to_cos=True, downscale_freq_shift=0
+        ),
+        "concat_cos_first",
+        "paper",
+        0,
+        "float32",
+    ),
+    (
+        "diffusers, timesteps from 7",
+        lambda d: transcriptions.diffusers_timestep_embedding(np.arange(7, 47), d),
+        "concat",
+        "tensor2tensor",
+        7,
+        "float32",
+    ),
+    (
+        "keras-hub",
+        lambda d: transcriptions.keras_sine_position_encoding(40, d, start_index=3),
+        "interleaved",
+        "paper",
+        3,
+        "float32",
+    ),
+    (
+        "ESPnet",
+        lambda d: transcriptions.espnet_positional_encoding(40, d)[0],
+        "interleaved",
+        "paper",
+        0,
+        "float32",
+    ),
+    (
+        "attention-is-all-you-need-pytorch",
+        lambda d: transcriptions.jadore_sinusoid_table(40, d, padding_idx=0),
+        "interleaved",
+        "paper",
+        0,
+        "float64",
+    ),
 ]
 
 
 @pytest.mark.parametrize("d", [16, 17, 256])
-@pytest.mark.parametrize("name, make, layout, frequencies, offset, angle_dtype", MORE_CODE,
-                         ids=[row[0] for row in MORE_CODE])
+@pytest.mark.parametrize(
+    "name, make, layout, frequencies, offset, angle_dtype",
+    MORE_CODE,
+    ids=[row[0] for row in MORE_CODE],
+)
 def test_more_code(name, make, layout, frequencies, offset, angle_dtype, d):
     if d % 2 and name in ("Whisper", "ESPnet"):
         pytest.skip("the original refuses an odd width")
     table = make(d)
     ident = pelib.identify(table)
-    expect(ident, layout=layout, frequencies=frequencies, base=10000.0, offset=offset, angle_dtype=angle_dtype)
+    expect(
+        ident,
+        layout=layout,
+        frequencies=frequencies,
+        base=10000.0,
+        offset=offset,
+        angle_dtype=angle_dtype,
+    )
     padding = (0,) if name.startswith("attention") else ()
     assert ident.zero_rows == padding
     check_rebuild(table, ident)
 
 
 def test_hand_written_bugs_from_the_wild_are_refused():
-    for table in (transcriptions.deepctr_positional_encoding(40, 64),
-                  transcriptions.samlynnevans_positional_encoder(40, 64)[0],
-                  transcriptions.jadore_position_encoding_init(40, 64)):
+    for table in (
+        transcriptions.deepctr_positional_encoding(40, 64),
+        transcriptions.samlynnevans_positional_encoder(40, 64)[0],
+        transcriptions.jadore_position_encoding_init(40, 64),
+    ):
         refusal(table, "exponent counts columns", "base 10000")
-    refusal(transcriptions.espnet_positional_encoding(40, 64, reverse=True)[0], "backwards", "39 - r")
+    refusal(
+        transcriptions.espnet_positional_encoding(40, 64, reverse=True)[0],
+        "backwards",
+        "39 - r",
+    )
 
 
 @pytest.mark.parametrize("d", [3, 8, 65, 256])
@@ -199,9 +354,18 @@ def test_hand_written_bugs_from_the_wild_are_refused():
 def test_the_papers_formula_in_float64(d, layout):
     table = oracle.encoding(range(-5, 40), d, layout=layout)
     ident = pelib.identify(table)
-    expect(ident, layout=layout, frequencies="paper", base=10000.0, offset=-5, angle_dtype="float64",
-           d_model=d)
-    assert ident.max_error <= 2.0**-53  # the oracle's table is the exact one rounded once
+    expect(
+        ident,
+        layout=layout,
+        frequencies="paper",
+        base=10000.0,
+        offset=-5,
+        angle_dtype="float64",
+        d_model=d,
+    )
+    assert (
+        ident.max_error <= 2.0**-53
+    )  # the oracle's table is the exact one rounded once
     check_rebuild(table, ident)
 
 
@@ -230,13 +394,21 @@ def test_offsets(start):
 
 
 def test_width_4_and_8_ambiguities_resolve_to_base_10000():
-    # Two frequencies, 1 and 1/100, are the paper's base 10000 at width 4 and tensor2tensor's
-    # max_timescale 100; at width 8 the paper's base 10000 and tensor2tensor's 1000 coincide.
-    expect(pelib.identify(oracle.encoding(range(30), 4, layout="concat")), frequencies="paper", base=10000.0)
+    # Two frequencies, 1 and 1/100, are the paper's base 10000 at width 4 and
+    # tensor2tensor's max_timescale 100; at width 8 the paper's base 10000 and
+    # tensor2tensor's 1000 coincide.
+    expect(
+        pelib.identify(oracle.encoding(range(30), 4, layout="concat")),
+        frequencies="paper",
+        base=10000.0,
+    )
     t2t = oracle.timing_signal(range(30), 4)
     expect(pelib.identify(t2t), frequencies="tensor2tensor", base=10000.0)
-    expect(pelib.identify(oracle.timing_signal(range(30), 8, max_timescale=1000)), frequencies="paper",
-           base=10000.0)
+    expect(
+        pelib.identify(oracle.timing_signal(range(30), 8, max_timescale=1000)),
+        frequencies="paper",
+        base=10000.0,
+    )
 
 
 def test_the_minimum_of_8_rows():
@@ -246,12 +418,19 @@ def test_the_minimum_of_8_rows():
 
 
 def test_float16_and_long_double_tables():
-    expect(pelib.identify(pelib.sinusoidal(50, 32, dtype=np.float16)), frequencies="paper", base=10000.0,
-           offset=0)
-    expect(pelib.identify(pelib.sinusoidal(50, 32, dtype=np.longdouble)), angle_dtype="float64")
+    expect(
+        pelib.identify(pelib.sinusoidal(50, 32, dtype=np.float16)),
+        frequencies="paper",
+        base=10000.0,
+        offset=0,
+    )
+    expect(
+        pelib.identify(pelib.sinusoidal(50, 32, dtype=np.longdouble)),
+        angle_dtype="float64",
+    )
 
 
-# --- tables generated here, with every option -------------------------------------------------------
+# --- tables generated here, with every option -----------------------------------------
 
 
 @st.composite
@@ -259,8 +438,11 @@ def conventions(draw):
     family = draw(st.sampled_from(["paper", "tensor2tensor"]))
     layout = draw(st.sampled_from(["interleaved", "concat", "concat_cos_first"]))
     pairs = draw(st.integers(3, 40))
-    odd = draw(st.sampled_from(["none", "zero", "lone"])) if family == "paper" else draw(
-        st.sampled_from(["none", "zero"]))
+    odd = (
+        draw(st.sampled_from(["none", "zero", "lone"]))
+        if family == "paper"
+        else draw(st.sampled_from(["none", "zero"]))
+    )
     if layout == "concat_cos_first" and odd == "lone":
         odd = "none"
     offset = draw(st.integers(-60, 3000))
@@ -271,7 +453,8 @@ def conventions(draw):
 
 
 def generated(family, layout, pairs, odd, offset, n, precision, padding):
-    """A table written out here from the formulas (mpmath, or a plain float32 loop), and its facts."""
+    """A table written out here from the formulas (mpmath, or a plain float32 loop), and
+    its facts."""
     m = 2 * pairs + (odd == "lone")
     width = m + (odd == "zero")
     d_model = width if family == "tensor2tensor" or odd != "zero" else m
@@ -283,14 +466,21 @@ def generated(family, layout, pairs, odd, offset, n, precision, padding):
         omega = [oracle.timescale_frequency(i, width, 1, 10000) for i in range(count)]
     if precision == "float32 angles":
         w32 = np.array([float(w) for w in omega], dtype=F32)
-        angles = np.array(positions, dtype=F32)[:, None] * w32[None, :]  # float32 products, as float32 code
+        angles = (
+            np.array(positions, dtype=F32)[:, None] * w32[None, :]
+        )  # float32 products, as float32 code
         sin, cos = np.sin(angles).astype(np.float64), np.cos(angles).astype(np.float64)
     else:
-        exact = oracle.encoding(positions, 2 * count, layout="concat", frequencies=omega)
+        exact = oracle.encoding(
+            positions, 2 * count, layout="concat", frequencies=omega
+        )
         sin, cos = exact[:, :count], exact[:, count:]
     if layout == "interleaved":
         core = np.empty((n, m))
-        core[:, 0 : 2 * pairs : 2], core[:, 1 : 2 * pairs : 2] = sin[:, :pairs], cos[:, :pairs]
+        core[:, 0 : 2 * pairs : 2], core[:, 1 : 2 * pairs : 2] = (
+            sin[:, :pairs],
+            cos[:, :pairs],
+        )
         if odd == "lone":
             core[:, -1] = sin[:, pairs]
     elif layout == "concat":
@@ -311,12 +501,22 @@ def test_generated_conventions_are_recovered(convention):
     family, layout, pairs, odd, offset, n, precision, padding = convention
     table, d_model = generated(*convention)
     live = sorted(set(range(n)) - set(padding))
-    longest = max(len(run) for run in np.split(np.array(live), np.nonzero(np.diff(live) != 1)[0] + 1))
+    longest = max(
+        len(run)
+        for run in np.split(np.array(live), np.nonzero(np.diff(live) != 1)[0] + 1)
+    )
     assume(longest >= 4)
     ident = pelib.identify(table)
-    expect(ident, layout=layout, frequencies=family, base=10000.0, offset=offset,
-           zero_rows=tuple(sorted(padding)), zero_columns=(table.shape[1] - 1,) if odd == "zero" else (),
-           d_model=d_model)
+    expect(
+        ident,
+        layout=layout,
+        frequencies=family,
+        base=10000.0,
+        offset=offset,
+        zero_rows=tuple(sorted(padding)),
+        zero_columns=(table.shape[1] - 1,) if odd == "zero" else (),
+        d_model=d_model,
+    )
     # float64 angles: "either" where float32 angles would also fit the stored numbers
     # (narrow tables)
     allowed = ("float32",) if precision == "float32 angles" else ("float64", "either")
@@ -324,7 +524,7 @@ def test_generated_conventions_are_recovered(convention):
     check_rebuild(table, ident)
 
 
-# --- refusals ----------------------------------------------------------------------------------------
+# --- refusals -------------------------------------------------------------------------
 
 
 def refusal(table, *words):
@@ -340,7 +540,11 @@ def refusal(table, *words):
 def test_random_and_learned_tables_are_refused():
     rng = np.random.default_rng(0)
     refusal(rng.normal(size=(40, 32)), "[-1, 1]")
-    refusal(np.tanh(rng.normal(size=(40, 32))), "not a sinusoidal encoding", "learned or random")
+    refusal(
+        np.tanh(rng.normal(size=(40, 32))),
+        "not a sinusoidal encoding",
+        "learned or random",
+    )
     refusal(rng.uniform(-1, 1, size=(40, 32)), "not a sinusoidal encoding")
 
 
@@ -373,7 +577,9 @@ def test_broken_code_is_refused_with_a_diagnosis():
     shifted[:, 0::2] = np.sin(positions / 10000 ** (2 * i / d))
     shifted[:, 1::2] = np.cos(positions / 10000 ** (2 * (i + 1) / d))
     refusal(shifted, "2(i+1)/d")
-    cos_first = oracle.encoding(range(40), d)[:, np.arange(d).reshape(-1, 2)[:, ::-1].ravel()]
+    cos_first = oracle.encoding(range(40), d)[
+        :, np.arange(d).reshape(-1, 2)[:, ::-1].ravel()
+    ]
     refusal(cos_first, "cosine in the even columns", "swap")
 
 
@@ -399,7 +605,7 @@ def test_bad_arguments():
         ident.table(2.0)
 
 
-# --- the result -----------------------------------------------------------------------------------------
+# --- the result -----------------------------------------------------------------------
 
 
 def test_table_rebuilds_beyond_the_input_and_reinstates_padding():
@@ -419,34 +625,50 @@ def test_omega_and_str():
         exact = [float(oracle.timescale_frequency(i, 16)) for i in range(8)]
     assert np.abs(ident.omega - exact).max() <= 2.0**-52
     text = str(ident)
-    for words in ("[sin | cos]", "tensor2tensor", "10000", "row r holds position r;",
-                  "zero rows (1)",
-                  "float32"):
+    for words in (
+        "[sin | cos]",
+        "tensor2tensor",
+        "10000",
+        "row r holds position r;",
+        "zero rows (1)",
+        "float32",
+    ):
         assert words in text, text
     assert math.isfinite(ident.max_error)
 
 
-# --- cases an adversarial review found ------------------------------------------------------------
+# --- cases an adversarial review found ------------------------------------------------
 
 
 def test_stored_tables_with_equal_slow_cosines_are_identified():
-    # Eight rows at width 512 in float32: the cosines of neighbouring slow pairs round to the same numbers.
+    # Eight rows at width 512 in float32: the cosines of neighbouring slow pairs round
+    # to the same numbers.
     table = oracle.encoding(range(8), 512).astype(F32)
     assert any(np.array_equal(table[:, j], table[:, j + 2]) for j in range(1, 510, 2))
-    expect(pelib.identify(table), layout="interleaved", frequencies="paper", base=10000.0, offset=0)
+    expect(
+        pelib.identify(table),
+        layout="interleaved",
+        frequencies="paper",
+        base=10000.0,
+        offset=0,
+    )
 
 
 def test_bfloat16_numbers_held_in_float32_are_identified():
     exact = oracle.encoding(range(20), 16).astype(F32)
     bits = exact.view(np.uint32)
-    rounded = ((bits + np.uint32(0x7FFF) + ((bits >> 16) & 1)) & np.uint32(0xFFFF0000)).view(F32)  # to bfloat16
+    rounded = (
+        (bits + np.uint32(0x7FFF) + ((bits >> 16) & 1)) & np.uint32(0xFFFF0000)
+    ).view(F32)  # to bfloat16
     ident = pelib.identify(rounded)
     expect(ident, frequencies="paper", base=10000.0, offset=0)
     assert ident.max_error <= 2.0**-9  # half a bfloat16 spacing below 1
 
 
-@pytest.mark.parametrize("d, start", [(2, 824_000), (8, 2**30), (8, 2**31 - 100), (12, 2**31 - 100),
-                                      (4, 90_932_543)])
+@pytest.mark.parametrize(
+    "d, start",
+    [(2, 824_000), (8, 2**30), (8, 2**31 - 100), (12, 2**31 - 100), (4, 90_932_543)],
+)
 def test_far_offsets_of_narrow_tables(d, start):
     table = oracle.encoding(range(start, start + 10), d)
     ident = pelib.identify(table)
@@ -459,7 +681,10 @@ def test_far_offsets_of_float32_code_at_width_8():
     positions = np.arange(65536, 65600, dtype=F32)[:, None]
     div_term = np.exp(np.arange(0, 8, 2, dtype=F32) * F32(-np.log(10000.0) / 8))
     table = np.zeros((64, 8), F32)
-    table[:, 0::2], table[:, 1::2] = np.sin(positions * div_term), np.cos(positions * div_term)
+    table[:, 0::2], table[:, 1::2] = (
+        np.sin(positions * div_term),
+        np.cos(positions * div_term),
+    )
     expect(pelib.identify(table), offset=65536, angle_dtype="float32")
 
 
@@ -488,8 +713,14 @@ def test_angle_dtype_neither_for_a_float64_recurrence():
     # errors of order 1e-13: far above float64 angles' (1e-15 here), far below float32
     # angles' (1e-5)
     ident = pelib.identify(twiddle(2000, 64, np.float64))
-    expect(ident, layout="interleaved", frequencies="paper", base=10000.0, offset=0,
-           angle_dtype="neither")
+    expect(
+        ident,
+        layout="interleaved",
+        frequencies="paper",
+        base=10000.0,
+        offset=0,
+        angle_dtype="neither",
+    )
     assert 1e-14 < ident.max_error < 1e-10
     assert "neither" in str(ident)
 
@@ -501,25 +732,38 @@ def test_angle_dtype_either_in_float16(rows):
     # explain the numbers
     stored = transcriptions.fairseq_embedding(rows, 16, padding_idx=1)
     ident = pelib.identify(stored.astype(np.float16))
-    expect(ident, frequencies="tensor2tensor", base=10000.0, offset=0,
-           angle_dtype="either")
+    expect(
+        ident, frequencies="tensor2tensor", base=10000.0, offset=0, angle_dtype="either"
+    )
     assert "too coarse to tell" in str(ident)
     # the same code stored in float32 shows its float32 angles
     expect(pelib.identify(stored), angle_dtype="float32")
 
 
-@pytest.mark.parametrize("make, min_timescale", [
-    (lambda: transcriptions.tensor2tensor(50, 32, min_timescale=2.0), 2.0),
-    (lambda: transcriptions.tensor2tensor(50, 32, min_timescale=0.5), 0.5),
-    (lambda: pelib.timing_signal(40, 32, min_timescale=0.5), 0.5)])
+@pytest.mark.parametrize(
+    "make, min_timescale",
+    [
+        (lambda: transcriptions.tensor2tensor(50, 32, min_timescale=2.0), 2.0),
+        (lambda: transcriptions.tensor2tensor(50, 32, min_timescale=0.5), 0.5),
+        (lambda: pelib.timing_signal(40, 32, min_timescale=0.5), 0.5),
+    ],
+)
 def test_min_timescale(make, min_timescale):
     table = np.asarray(make())[0] if np.ndim(make()) == 3 else np.asarray(make())
     ident = pelib.identify(table)
-    expect(ident, layout="concat", frequencies="tensor2tensor", base=10000.0, offset=0,
-           min_timescale=min_timescale)
+    expect(
+        ident,
+        layout="concat",
+        frequencies="tensor2tensor",
+        base=10000.0,
+        offset=0,
+        min_timescale=min_timescale,
+    )
     with mpmath.workprec(100):
-        exact = [float(oracle.timescale_frequency(i, 32, min_timescale, 10000))
-                 for i in range(16)]
+        exact = [
+            float(oracle.timescale_frequency(i, 32, min_timescale, 10000))
+            for i in range(16)
+        ]
     assert np.abs(ident.omega - exact).max() <= 2.0**-52 * max(exact)
     assert f"min_timescale {min_timescale:g}" in str(ident)
     check_rebuild(table, ident)
@@ -589,9 +833,13 @@ def test_half_ulp_from_exponent_bits():
     from pelib._identify import _half_ulp
 
     rng = np.random.default_rng(5)
-    values = np.concatenate([rng.uniform(-1, 1, 1998),
-                             [0.0, -0.0, 1.0, -1.0, 0.5, 2.0**-30],
-                             [5e-324, -3e-310, 2.0**-1022, np.nextafter(1.0, 0.0)]])
+    values = np.concatenate(
+        [
+            rng.uniform(-1, 1, 1998),
+            [0.0, -0.0, 1.0, -1.0, 0.5, 2.0**-30],
+            [5e-324, -3e-310, 2.0**-1022, np.nextafter(1.0, 0.0)],
+        ]
+    )
     for bits in (8, 11, 24, 53):
         _, exponent = np.frexp(np.abs(values))
         expected = np.where(values == 0, 0.0, np.ldexp(1.0, exponent - bits - 1))
@@ -604,8 +852,15 @@ def test_take_is_ix():
     from pelib._identify import _take
 
     data = np.arange(20 * 12, dtype=np.float64).reshape(20, 12)
-    indices = [np.arange(12), np.arange(0, 12, 2), np.arange(6, 12), np.array([3]),
-               np.array([0, 1, 5]), np.array([5, 3, 1]), np.arange(0, 20, 3)[:4]]
+    indices = [
+        np.arange(12),
+        np.arange(0, 12, 2),
+        np.arange(6, 12),
+        np.array([3]),
+        np.array([0, 1, 5]),
+        np.array([5, 3, 1]),
+        np.arange(0, 20, 3)[:4],
+    ]
     for rows in indices + [np.arange(20)]:
         for columns in indices:
             expected = data[np.ix_(rows, columns)]
@@ -620,16 +875,21 @@ def turned(table, row, pair, position, by):
     return table
 
 
-@pytest.mark.parametrize("make", [
-    lambda: pelib.sinusoidal(300, 32, start=7),
-    lambda: transcriptions.fairseq_embedding(300, 17, padding_idx=1),
-    lambda: transcriptions.tensor2tensor(300, 24, start_index=3)[0],
-    lambda: transcriptions.espnet_positional_encoding(300, 16, reverse=True)[0],
-    lambda: pelib.sinusoidal(300, 16) + np.random.default_rng(1).normal(0, 3e-7,
-                                                                        (300, 16)),
-    lambda: pelib.sinusoidal(300, 16, dtype=np.float16),
-    lambda: turned(pelib.sinusoidal(300, 32, start=7), 65, 5, 72, 1e-3),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: pelib.sinusoidal(300, 32, start=7),
+        lambda: transcriptions.fairseq_embedding(300, 17, padding_idx=1),
+        lambda: transcriptions.tensor2tensor(300, 24, start_index=3)[0],
+        lambda: transcriptions.espnet_positional_encoding(300, 16, reverse=True)[0],
+        lambda: (
+            pelib.sinusoidal(300, 16)
+            + np.random.default_rng(1).normal(0, 3e-7, (300, 16))
+        ),
+        lambda: pelib.sinusoidal(300, 16, dtype=np.float16),
+        lambda: turned(pelib.sinusoidal(300, 32, start=7), 65, 5, 72, 1e-3),
+    ],
+)
 def test_check_in_blocks_is_one_pass(make, monkeypatch):
     """_check in blocks of a few rows gives what one block of all rows gives: the same
     Identification, or the same refusal (the worst entry, found block by block)."""
@@ -693,8 +953,11 @@ def test_last_columns_of_a_wide_table_are_geometric():
     # them
     table = pelib.sinusoidal(40, 512)[:, -64:]
     ident = pelib.identify(table)
-    assert (ident.layout, ident.frequencies, ident.offset) == ("interleaved",
-                                                                "tensor2tensor", 0)
+    assert (ident.layout, ident.frequencies, ident.offset) == (
+        "interleaved",
+        "tensor2tensor",
+        0,
+    )
     assert abs(ident.min_timescale / 10000.0 ** (-448 / 512) - 1) < 1e-9
     assert ident.max_error < 1e-14  # float64 angles
 
@@ -719,8 +982,9 @@ def test_repeated_rows_and_flattened_grids_are_named():
     # a 2-D encoding read row by row: x in the first half of the columns, y in the
     # second
     x, y = np.meshgrid(np.arange(8), np.arange(8), indexing="ij")
-    grid = np.concatenate([pelib.sinusoidal(8, 16)[x.ravel()],
-                           pelib.sinusoidal(8, 16)[y.ravel()]], axis=1)
+    grid = np.concatenate(
+        [pelib.sinusoidal(8, 16)[x.ravel()], pelib.sinusoidal(8, 16)[y.ravel()]], axis=1
+    )
     with pytest.raises(ValueError, match="repeat every 8 rows"):
         pelib.identify(grid)
 
@@ -735,6 +999,201 @@ def test_quantized_in_float32_is_named():
 def test_near_miss_names_the_whole_convention():
     rng = np.random.default_rng(3)
     table = pelib.sinusoidal(64, 64) + rng.normal(scale=2e-6, size=(64, 64))
-    with pytest.raises(ValueError,
-                       match=r"interleaved \(sin, cos\) pairs with the paper"):
+    with pytest.raises(
+        ValueError, match=r"interleaved \(sin, cos\) pairs with the paper"
+    ):
         pelib.identify(table)
+
+
+def _pinned(ident):
+    """The second pass's lines in ``alternatives``, by timescale: (a, b, at, p, q) for
+    "<name> anywhere from a to b fits the table as well at <other> at (...); at any
+    <other>, none outside p to q fits"."""
+    found = {}
+    for line in ident.alternatives:
+        for name, other in (
+            ("min_timescale", "max_timescale"),
+            ("max_timescale", "min_timescale"),
+        ):
+            if line.startswith(f"{name} anywhere from "):
+                a, _, b = line.split(" fits")[0].split()[3:6]
+                at = line.split(f" at {other} ")[1].split()[0]
+                p, _, q = line.split("none outside ")[1].split(" fits")[0].split()
+                found[name] = tuple(float(v) for v in (a, b, at, p, q))
+    return found
+
+
+def _store(signal, dtype):
+    return signal.astype(np.float16) if dtype == np.float16 else _to_bfloat16(signal)
+
+
+def _true_omega(low, high, k):
+    """tensor2tensor's frequencies low * (high / low)**(-i/(k-1)), exactly (mpmath)."""
+    low, high = mpmath.mpf(low), mpmath.mpf(high)
+    return np.array(
+        [float(low * (high / low) ** (-mpmath.mpf(i) / (k - 1))) for i in range(k)]
+    )
+
+
+@pytest.mark.parametrize(
+    "low, dtype", [(2 / 3, "bfloat16"), (0.123456, np.float16), (0.123456, "bfloat16")]
+)
+def test_min_timescale_pinned_only_to_a_range(low, dtype):
+    # 16 rows of half-precision numbers: no rounding of the first measurement fits,
+    # the second pass finds the range of min_timescale that fits (refused before)
+    stored = _store(transcriptions.tensor2tensor(16, 32, min_timescale=low)[0], dtype)
+    ident = pelib.identify(stored)
+    assert (ident.frequencies, ident.offset, ident.base) == ("tensor2tensor", 0, 1e4)
+    a, b, at, p, q = _pinned(ident)["min_timescale"]
+    # the range is at max_timescale 10000, the code's own: the true min_timescale (and
+    # float32's rounding of it, which the code multiplies by) lies in it
+    assert at == 10000.0 and a <= b and p <= q
+    assert a <= low <= b and a <= float(F32(low)) <= b and p <= low <= q
+    assert a <= ident.min_timescale <= b
+    assert "at max_timescale 10000 the table pins it only to" in str(ident)
+    check_rebuild(stored, ident)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, "bfloat16"])
+def test_correlated_timescales_both_pinned_hold_the_truth(dtype):
+    # tensor2tensor with min_timescale 2/3 and max_timescale 12345.678, 24 x 32: both
+    # timescales pinned. They are strongly correlated: the range of each that fits is
+    # at the other's reported value, and can leave out the true value; the range
+    # outside which no pair fits must hold the truth (before: one range of each,
+    # bfloat16 0.66667076 to 0.66667129 and 12346.1746 to 12346.2874, left it out)
+    low, high = 2 / 3, 12345.678
+    signal = transcriptions.tensor2tensor(
+        24, 32, min_timescale=low, max_timescale=high
+    )[0]
+    stored = _store(signal, dtype)
+    ident = pelib.identify(stored)
+    assert (ident.frequencies, ident.layout, ident.offset) == (
+        "tensor2tensor",
+        "concat",
+        0,
+    )
+    pinned = _pinned(ident)
+    a, b, at, p, q = pinned["min_timescale"]
+    assert a <= ident.min_timescale <= b and at == ident.base and p <= low <= q
+    a, b, at, p, q = pinned["max_timescale"]
+    assert a <= ident.base <= b and at == ident.min_timescale and p <= high <= q
+    text = str(ident)
+    assert f"at max_timescale {ident.base:g} the table pins it only to" in text
+    assert f"at min_timescale {ident.min_timescale:g} the table pins it only" in text
+    # the frequencies named are the code's to what half precision over 24 rows pins:
+    # bfloat16's relative spacing is 2**-8, and 24 rows of it pin a frequency to a
+    # few parts in 1e5; max_timescale moves the slow pairs by i/15 of its error
+    true = _true_omega(low, high, 16)
+    assert np.abs(ident.omega / true - 1).max() <= 3e-4
+    check_rebuild(stored, ident)
+
+
+def test_min_timescale_with_a_narrow_fitting_range():
+    # min_timescale 0.0123457 (max_timescale 10000), 40 x 32 in bfloat16: the values
+    # that fit at max_timescale 10000 span about 6e-7; a grid of 129 values 1.75e-6
+    # apart jumped over them (refused before)
+    low = 0.0123457
+    stored = _store(
+        transcriptions.tensor2tensor(40, 32, min_timescale=low)[0], "bfloat16"
+    )
+    ident = pelib.identify(stored)
+    assert (ident.frequencies, ident.offset, ident.base) == ("tensor2tensor", 0, 1e4)
+    a, b, at, p, q = _pinned(ident)["min_timescale"]
+    assert at == 10000.0 and a <= low <= b and p <= low <= q
+    assert a <= ident.min_timescale <= b
+    check_rebuild(stored, ident)
+
+
+def _detr_x(w, feats=64, temperature=10000):
+    """DETR's PositionEmbeddingSine(num_pos_feats=feats, temperature, normalize=True)
+    along x for one row of width ``w``, as its float32 code computes it
+    (facebookresearch/detr, models/position_encoding.py,
+    PositionEmbeddingSine.forward; commit not verified): x = cumsum / (x[-1] + 1e-6) *
+    2 pi, then x / temperature**(2 (j // 2) / feats), sin of the even columns, cos of
+    the odd ones, interleaved."""
+    x = np.arange(1, w + 1, dtype=F32) / (F32(w) + F32(1e-6)) * F32(2 * math.pi)
+    dim_t = F32(temperature) ** (
+        F32(2) * (np.arange(feats, dtype=F32) // 2) / F32(feats)
+    )
+    p = x[:, None] / dim_t
+    return np.stack([np.sin(p[:, 0::2]), np.cos(p[:, 1::2])], 2).reshape(w, feats)
+
+
+@pytest.mark.parametrize(
+    "w, feats, temperature, dtype",
+    [
+        (12, 64, 10000, np.float16),
+        (16, 64, 10000, np.float16),
+        (8, 64, 10000, "bfloat16"),
+        (12, 64, 10000, "bfloat16"),
+        (16, 64, 10000, "bfloat16"),
+        (9, 64, 10000, np.float16),
+        (9, 64, 10000, "bfloat16"),
+        (25, 128, 10000, np.float16),
+        (25, 128, 10000, "bfloat16"),
+        (16, 64, 20, "bfloat16"),
+    ],
+)
+def test_detr_normalized_in_half_precision_pins_both_timescales(
+    w, feats, temperature, dtype
+):
+    # pos_x = x_embed / dim_t with x_embed = (1..w) 2 pi / (w + 1e-6) and
+    # dim_t = T**(2 (j // 2) / feats): read as tensor2tensor over K = feats / 2
+    # timescales, min_timescale m = 2 pi / (w + 1e-6), max_timescale
+    # m * T**((K-1)/K), row r at position r + 1. Stored in half precision neither
+    # timescale has a decimal near the first measurement that fits; both are pinned.
+    # 128 features is DETR's default (hidden_dim 256 // 2); W = 9 and 25 were refused
+    # with false ranges before (5236.54122 to 5235.9176 at W = 9 in float16)
+    stored = _store(_detr_x(w, feats, temperature), dtype)
+    ident = pelib.identify(stored)
+    assert (ident.layout, ident.frequencies, ident.offset) == (
+        "interleaved",
+        "tensor2tensor",
+        1,
+    )
+    assert (ident.d_model, ident.zero_rows, ident.zero_columns) == (feats, (), ())
+    k = feats // 2
+    low = 2 * math.pi / (w + 1e-6)
+    high = float(mpmath.mpf(low) * mpmath.mpf(temperature) ** (mpmath.mpf(k - 1) / k))
+    pinned = _pinned(ident)
+    a, b, at, p, q = pinned["min_timescale"]
+    assert a <= ident.min_timescale <= b and at == ident.base and p <= low <= q
+    a, b, at, p, q = pinned["max_timescale"]
+    assert a <= ident.base <= b and at == ident.min_timescale and p <= high <= q
+    assert str(ident).count("the table pins it only to") == 2
+    # the frequencies named are DETR's to what half precision over 8 to 25 rows pins
+    # (its spacing 2**-11 or 2**-8 relative; max_timescale's error moves frequency i
+    # by i/(K-1) of it)
+    true = _true_omega(low, high, k)
+    assert np.abs(ident.omega / true - 1).max() <= 3e-4
+    check_rebuild(stored, ident)
+
+
+def test_detr_refusal_names_what_the_stored_numbers_allow():
+    # one entry of pair 3 moved by 3 float16 spacings: the refusal says where the
+    # stored numbers put the timescales and that nothing there fits every entry
+    table = _detr_x(12).astype(np.float16)
+    table[7, 6] += 3 * np.spacing(table[7, 6])
+    message = refused_with(table)
+    assert "min_timescale near 0.5235987" in message
+    assert "row r holds position r + 1" in message
+
+
+def test_second_pass_only_for_half_precision_tables_with_few_rows(monkeypatch):
+    # the second pass runs only on half-precision tables of at most 256 rows (a
+    # refusal of a larger or float32 table took 2.6 times as long with it)
+    from pelib import _identify as identify_module
+
+    def second_pass(*args, **kwargs):
+        raise AssertionError("second pass")
+
+    monkeypatch.setattr(identify_module, "_pin_scale", second_pass)
+    signal = transcriptions.tensor2tensor(300, 32, min_timescale=0.3)[0]
+    # 300 rows in float16, one entry moved by 4 spacings; 64 rows in float32, one
+    # entry moved by 8e-6
+    for table, by in ((signal.astype(np.float16), 4 * 2.0**-11), (signal[:64], 8e-6)):
+        table = table.copy()
+        table[10, 3] += by
+        message = refused_with(table)  # not AssertionError: no second pass
+        if table.dtype == np.float16:
+            assert "only in half-precision tables of at most 256 rows" in message

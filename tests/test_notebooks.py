@@ -18,12 +18,14 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{4,}")
 # An absolute path: a slash-rooted path of two or more parts, or a Windows drive.
-ABSOLUTE_PATH = re.compile(r"(?<![\w:/.~-])/(?:home|root|tmp|usr|work|Users|var|opt)/|[A-Za-z]:\\\\")
+ABSOLUTE_PATH = re.compile(
+    r"(?<![\w:/.~-])/(?:home|root|tmp|usr|work|Users|var|opt)/|[A-Za-z]:\\\\"
+)
 
 
-# A number at rounding level in scientific notation (exponent -10 or below, or a zero such as 0e+00)
-# that is not printed as the bound it meets ("≤ 5e-16", pelib.at_most): its digits depend on the
-# machine (README, "The same on every machine").
+# A number at rounding level in scientific notation (exponent -10 or below, or a zero
+# such as 0e+00) that is not printed as the bound it meets ("≤ 5e-16", pelib.at_most):
+# its digits depend on the machine (README, "The same on every machine").
 ROUNDING_LEVEL = re.compile(r"(?<![\w.+-])[+-]?(\d+(?:\.\d+)?)e([+-]\d+)\b")
 
 
@@ -31,7 +33,7 @@ def rounding_level_numbers(text):
     """The numbers in ``text`` printed at rounding level without their bound."""
     found = []
     for match in ROUNDING_LEVEL.finditer(text):
-        if text[max(0, match.start() - 2): match.start()] == "≤ ":
+        if text[max(0, match.start() - 2) : match.start()] == "≤ ":
             continue
         mantissa, exponent = float(match[1]), int(match[2])
         if mantissa == 0 or exponent <= -10:
@@ -44,20 +46,29 @@ def load(path):
 
 
 def code_cells(nb):
-    return [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+    return [
+        c
+        for c in nb["cells"]
+        if c["cell_type"] == "code" and "".join(c["source"]).strip()
+    ]
 
 
 def source(cell):
     return "".join(cell["source"])
 
 
-# The opening of a MyST directive, colon or backtick fence, and the option lines right after it.
-DIRECTIVE = re.compile(r"^(?::{3,}|`{3,})\{(?P<name>[\w-]+)\}[ \t]*(?P<argument>[^\n]*)\n"
-                       r"(?P<options>(?:[ \t]*:[\w-]+:[^\n]*\n)*)", re.M)
+# The opening of a MyST directive, colon or backtick fence, and the option lines right
+# after it.
+DIRECTIVE = re.compile(
+    r"^(?::{3,}|`{3,})\{(?P<name>[\w-]+)\}[ \t]*(?P<argument>[^\n]*)\n"
+    r"(?P<options>(?:[ \t]*:[\w-]+:[^\n]*\n)*)",
+    re.M,
+)
 
 
 def directives(text):
-    """(name, argument, options) of every directive opened in a markdown text, in order."""
+    """(name, argument, options) of every directive opened in a markdown text, in
+    order."""
     for match in DIRECTIVE.finditer(text + "\n"):
         options = dict(re.findall(r":([\w-]+):[ \t]*([^\n]*)", match["options"]))
         yield match["name"], match["argument"].strip(), options
@@ -105,9 +116,16 @@ class TestNotebook:
     def test_rounding_level_numbers_are_printed_as_bounds(self, path):
         for cell in code_cells(load(path)):
             for output in cell["outputs"]:
-                if output.get("output_type") == "stream" or "text/plain" in output.get("data", {}):
-                    text = "".join(output.get("text", [])) or "".join(output["data"]["text/plain"])
-                    assert not rounding_level_numbers(text), (rounding_level_numbers(text), source(cell)[:200])
+                if output.get("output_type") == "stream" or "text/plain" in output.get(
+                    "data", {}
+                ):
+                    text = "".join(output.get("text", [])) or "".join(
+                        output["data"]["text/plain"]
+                    )
+                    assert not rounding_level_numbers(text), (
+                        rounding_level_numbers(text),
+                        source(cell)[:200],
+                    )
 
     def test_opens_and_closes_the_same_way(self, path):
         cells = load(path)["cells"]
@@ -117,20 +135,31 @@ class TestNotebook:
         imports = code_cells({"cells": cells})[0]
         assert cells[1] is imports, "the second cell is the one imports cell"
         assert "import pelib" in "".join(imports["source"])
-        # It closes with "## Summary" and then "## Exercises", the last section: no heading of level 1 or 2 after it.
-        summary = [i for i, c in enumerate(cells)
-                   if c["cell_type"] == "markdown" and source(c).startswith("## Summary")]
+        # It closes with "## Summary" and then "## Exercises", the last section: no
+        # heading of level 1 or 2 after it.
+        summary = [
+            i
+            for i, c in enumerate(cells)
+            if c["cell_type"] == "markdown" and source(c).startswith("## Summary")
+        ]
         assert len(summary) == 1, "one Summary section"
         exercises = summary[0] + 1
-        assert exercises < len(cells) and cells[exercises]["cell_type"] == "markdown", "Exercises follow the Summary"
-        assert source(cells[exercises]).startswith("## Exercises"), "Exercises follow the Summary"
-        for cell in cells[exercises + 1:]:
+        assert exercises < len(cells) and cells[exercises]["cell_type"] == "markdown", (
+            "Exercises follow the Summary"
+        )
+        assert source(cells[exercises]).startswith("## Exercises"), (
+            "Exercises follow the Summary"
+        )
+        for cell in cells[exercises + 1 :]:
             if cell["cell_type"] == "markdown":
-                assert not re.search(r"^#{1,2} ", source(cell), re.M), "nothing after the Exercises section"
+                assert not re.search(r"^#{1,2} ", source(cell), re.M), (
+                    "nothing after the Exercises section"
+                )
 
     def test_exercises_have_hidden_solutions_that_assert(self, path):
-        # sphinx-exercise: each exercise has a label ex-NN-name and one gated solution (solution-start ...
-        # solution-end) with the class dropdown, so it is hidden on the page, whose code cells assert the answer.
+        # sphinx-exercise: each exercise has a label ex-NN-name and one gated solution
+        # (solution-start ... solution-end) with the class dropdown, so it is hidden on
+        # the page, whose code cells assert the answer.
         cells = load(path)["cells"]
         exercises, solutions, open_solution, in_section = [], {}, None, False
         for cell in cells:
@@ -144,25 +173,40 @@ class TestNotebook:
                 if name in ("exercise", "exercise-start"):
                     label = options.get("label", "")
                     assert in_section, f"exercise {label} outside the Exercises section"
-                    assert re.fullmatch(rf"ex-{path.name[:2]}-[a-z0-9]+(?:-[a-z0-9]+)*", label), label
+                    assert re.fullmatch(
+                        rf"ex-{path.name[:2]}-[a-z0-9]+(?:-[a-z0-9]+)*", label
+                    ), label
                     exercises.append(label)
                 elif name == "solution-start":
-                    assert open_solution is None, f"solution of {argument} opened inside another"
-                    assert argument in exercises and argument not in solutions, f"solution of {argument}"
-                    assert "dropdown" in options.get("class", "").split(), f"solution of {argument} is not hidden"
+                    assert open_solution is None, (
+                        f"solution of {argument} opened inside another"
+                    )
+                    assert argument in exercises and argument not in solutions, (
+                        f"solution of {argument}"
+                    )
+                    assert "dropdown" in options.get("class", "").split(), (
+                        f"solution of {argument} is not hidden"
+                    )
                     open_solution = argument
                     solutions[argument] = {"asserts": 0}
                 elif name == "solution-end":
-                    assert open_solution is not None, "solution-end without solution-start"
+                    assert open_solution is not None, (
+                        "solution-end without solution-start"
+                    )
                     open_solution = None
                 elif name == "solution":
-                    raise AssertionError("solutions use solution-start and solution-end, with code cells between")
+                    raise AssertionError(
+                        "solutions use solution-start and solution-end, "
+                        "with code cells between"
+                    )
         assert open_solution is None, f"solution of {open_solution} never ends"
         assert len(exercises) >= 2, f"{len(exercises)} exercises"
         assert len(set(exercises)) == len(exercises)
         for label in exercises:
             assert label in solutions, f"exercise {label} has no solution"
-            assert solutions[label]["asserts"] >= 1, f"the solution of {label} asserts nothing"
+            assert solutions[label]["asserts"] >= 1, (
+                f"the solution of {label} asserts nothing"
+            )
 
     def test_imports_only_in_the_first_code_cell(self, path):
         for cell in code_cells(load(path))[1:]:
@@ -170,9 +214,12 @@ class TestNotebook:
                 assert not re.match(r"\s*(import|from \S+ import) ", line), line
 
     def test_does_not_redefine_pelib(self, path):
-        # Notebooks call pelib; a function of pelib's is never written again in a notebook,
-        # and pelib comes from the installed package, not from a path added by hand.
-        public = set(pelib.__all__) | {name for name in dir(plots) if not name.startswith("_")}
+        # Notebooks call pelib; a function of pelib's is never written again in a
+        # notebook, and pelib comes from the installed package, not from a path added by
+        # hand.
+        public = set(pelib.__all__) | {
+            name for name in dir(plots) if not name.startswith("_")
+        }
         for cell in code_cells(load(path)):
             source = "".join(cell["source"])
             for name in re.findall(r"^\s*(?:def|class)\s+(\w+)", source, re.M):
@@ -183,5 +230,7 @@ class TestNotebook:
         for cell in code_cells(load(path)):
             if any("image/png" in o.get("data", {}) for o in cell["outputs"]):
                 meta = cell["metadata"].get("mystnb", {})
-                assert meta.get("figure", {}).get("caption") and meta["figure"].get("name"), cell["source"]
+                assert meta.get("figure", {}).get("caption") and meta["figure"].get(
+                    "name"
+                ), cell["source"]
                 assert len(meta.get("image", {}).get("alt", "")) > 40, cell["source"]

@@ -45,17 +45,30 @@ def test_plots_reject_non_tables(draw):
 
 
 def test_columns_needs_one_position_per_row():
-    with pytest.raises(ValueError, match=r"^positions must have one entry per row of table \(5\), got 4"):
+    with pytest.raises(
+        ValueError,
+        match=r"^positions must have one entry per row of table \(5\), got 4",
+    ):
         plots.columns(np.zeros((5, 2)), [0], positions=np.arange(4))
-    assert plots.columns(np.zeros((5, 2)), [0]).get_lines()[0].get_xdata().tolist() == [0, 1, 2, 3, 4]
+    assert plots.columns(np.zeros((5, 2)), [0]).get_lines()[0].get_xdata().tolist() == [
+        0,
+        1,
+        2,
+        3,
+        4,
+    ]
 
 
 def test_import_pelib_does_not_import_matplotlib():
     import subprocess
     import sys
 
-    code = "import sys, pelib; pelib.sinusoidal(3, 4); print('matplotlib' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    code = (
+        "import sys, pelib; pelib.sinusoidal(3, 4); print('matplotlib' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "False"
 
 
@@ -63,7 +76,9 @@ def test_vectors_plots_each_row_against_dimension():
     ax = plots.vectors({"a": np.array([1.0, 2.0, 3.0]), "b": np.zeros(3)})
     lines = ax.get_lines()
     assert [line.get_label() for line in lines] == ["a", "b"]
-    assert lines[0].get_xdata().tolist() == [0, 1, 2] and lines[0].get_ydata().tolist() == [1, 2, 3]
+    assert lines[0].get_xdata().tolist() == [0, 1, 2] and lines[
+        0
+    ].get_ydata().tolist() == [1, 2, 3]
     with pytest.raises(ValueError, match=r"^rows\['c'\] must be a 1-D vector"):
         plots.vectors({"c": np.zeros((2, 2))})
 
@@ -74,18 +89,37 @@ def test_matrix_colour_scale_is_symmetric():
     (image,) = ax.get_images()
     assert image.get_clim() == (-2.0, 2.0)
     assert np.array_equal(image.get_array(), m)
-    assert plots.matrix(np.zeros((2, 2)), colorbar=False).get_images()[0].get_clim() == (-1.0, 1.0)
+    assert plots.matrix(np.zeros((2, 2)), colorbar=False).get_images()[
+        0
+    ].get_clim() == (-1.0, 1.0)
 
 
 def test_lines_sets_scales_and_checks_lengths():
-    ax = plots.lines(np.array([1, 10, 100]), {"f": np.array([1e-3, 1e-2, 1e-1])}, xlabel="n", ylabel="s",
-                     xscale="log", yscale="log", markers=True)
+    ax = plots.lines(
+        np.array([1, 10, 100]),
+        {"f": np.array([1e-3, 1e-2, 1e-1])},
+        xlabel="n",
+        ylabel="s",
+        xscale="log",
+        yscale="log",
+        markers=True,
+    )
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert ax.get_lines()[0].get_ydata().tolist() == [1e-3, 1e-2, 1e-1]
     assert ax.get_lines()[0].get_marker() == "o"
-    assert plots.lines(np.arange(2), {"g": np.ones(2)}, xlabel="x", ylabel="y").get_xscale() == "linear"
-    with pytest.raises(ValueError, match=r"^series\['g'\] must have one value per x \(3\), got shape \(2,\)"):
-        plots.lines(np.array([1, 10, 100]), {"g": np.array([1.0, 2.0])}, xlabel="n", ylabel="s")
+    assert (
+        plots.lines(
+            np.arange(2), {"g": np.ones(2)}, xlabel="x", ylabel="y"
+        ).get_xscale()
+        == "linear"
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"^series\['g'\] must have one value per x \(3\), got shape \(2,\)",
+    ):
+        plots.lines(
+            np.array([1, 10, 100]), {"g": np.array([1.0, 2.0])}, xlabel="n", ylabel="s"
+        )
 
 
 def test_bars_draw_one_bar_per_value_top_down():
@@ -93,6 +127,9 @@ def test_bars_draw_one_bar_per_value_top_down():
     patches = ax.patches
     assert [p.get_width() for p in patches] == [3.0, 1.0]
     assert patches[0].get_y() > patches[1].get_y()  # first label on top
-    labels = {tick: label.get_text() for tick, label in zip(ax.get_yticks(), ax.get_yticklabels())}
+    labels = {
+        tick: label.get_text()
+        for tick, label in zip(ax.get_yticks(), ax.get_yticklabels(), strict=True)
+    }
     assert labels == {1: "a", 0: "b"}
     assert plots.bars({"a": 10.0}, ylabel="ms", log=True).get_xscale() == "log"

@@ -8,7 +8,8 @@ from pelib.timing import best_time
 
 
 def test_best_time_is_close_to_a_known_sleep():
-    # A sleep lasts at least as long as asked; the best of a few rounds is not much more.
+    # A sleep lasts at least as long as asked; the best of a few rounds is not much
+    # more.
     measured = best_time(time.sleep, 0.002, repeat=3, min_seconds=0.004)
     assert 0.002 <= measured < 0.05
 

@@ -1,4 +1,5 @@
-"""The project's tooling: kernels of the environment keep their log to what a reader needs."""
+"""The project's tooling: kernels of the environment keep their log to what a reader
+needs."""
 
 import filecmp
 import inspect
@@ -22,24 +23,34 @@ class _Config:
 
 
 def record(message):
-    return logging.LogRecord("IPKernelApp", logging.WARNING, __file__, 1, message, (), None)
+    return logging.LogRecord(
+        "IPKernelApp", logging.WARNING, __file__, 1, message, (), None
+    )
 
 
 def test_the_kernel_config_drops_only_the_plaintext_tcp_note():
     config = _Config()
-    namespace = runpy.run_path(str(KERNEL_CONFIG), init_globals={"get_config": lambda: config})
+    namespace = runpy.run_path(
+        str(KERNEL_CONFIG), init_globals={"get_config": lambda: config}
+    )
     logging_config = config.IPKernelApp.logging_config
     keep = logging_config["filters"]["plaintext_tcp_note"]["()"]()
     assert logging_config["handlers"]["console"]["filters"] == ["plaintext_tcp_note"]
-    assert not keep(record(namespace["PLAINTEXT_TCP_NOTE"] + " All communication ... is sent in plain text."))
+    assert not keep(
+        record(
+            namespace["PLAINTEXT_TCP_NOTE"]
+            + " All communication ... is sent in plain text."
+        )
+    )
     assert keep(record("Parent appears to have exited, shutting down."))
     assert keep(record("Kernel is running over TCP"))
 
 
 def test_the_environment_has_the_kernel_config():
     installed = Path(sys.prefix) / "etc" / "ipython" / "ipython_kernel_config.py"
-    assert installed.exists() and filecmp.cmp(installed, KERNEL_CONFIG, shallow=False), (
-        f"{installed} is not {KERNEL_CONFIG}: run `make env`")
+    assert installed.exists() and filecmp.cmp(
+        installed, KERNEL_CONFIG, shallow=False
+    ), f"{installed} is not {KERNEL_CONFIG}: run `make env`"
 
 
 def test_a_kernel_logs_no_plaintext_tcp_note_but_its_other_warnings(tmp_path):
@@ -54,7 +65,9 @@ def test_a_kernel_logs_no_plaintext_tcp_note_but_its_other_warnings(tmp_path):
             connection = manager.get_connection_info()
             client.execute_interactive(
                 "from ipykernel.kernelapp import IPKernelApp\n"
-                "IPKernelApp.instance().log.warning('a warning of the kernel itself')", timeout=60)
+                "IPKernelApp.instance().log.warning('a warning of the kernel itself')",
+                timeout=60,
+            )
         finally:
             client.stop_channels()
             manager.shutdown_kernel(now=True)
@@ -65,8 +78,8 @@ def test_a_kernel_logs_no_plaintext_tcp_note_but_its_other_warnings(tmp_path):
 
 
 def test_ipykernel_still_words_the_note_as_the_filter_expects():
-    # If ipykernel rewords its note, the filter lets it through: the test above then fails too, but
-    # this says why.
+    # If ipykernel rewords its note, the filter lets it through: the test above then
+    # fails too, but this says why.
     source = inspect.getsource(ipykernel.kernelapp)
     namespace = runpy.run_path(str(KERNEL_CONFIG), init_globals={"get_config": _Config})
     assert f'"{namespace["PLAINTEXT_TCP_NOTE"]}"' in source
@@ -76,7 +89,8 @@ OTHER_MACHINE = ROOT / "tests" / "other_machine.py"
 SEEN = (
     "import json, numpy; from threadpoolctl import threadpool_info; "
     "from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__; "
-    "print(json.dumps([[i.get('architecture') for i in threadpool_info() if i['user_api'] == 'blas'], "
+    "print(json.dumps([[i.get('architecture') for i in threadpool_info() "
+    "if i['user_api'] == 'blas'], "
     "[f for f in __cpu_dispatch__ if __cpu_features__.get(f)]]))"
 )
 
@@ -85,13 +99,18 @@ def _seen(prefix=()):
     import json
     import subprocess
 
-    done = subprocess.run([*prefix, sys.executable, "-c", SEEN], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [*prefix, sys.executable, "-c", SEEN],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return done.stdout, json.loads(done.stdout.splitlines()[-1])
 
 
 def test_other_machine_changes_what_it_says_and_says_what_it_skips():
-    # The run "as on another machine" (make test-other-machine) must differ from the native one in
-    # every setting it reports, and name every setting it cannot make.
+    # The run "as on another machine" (make test-other-machine) must differ from the
+    # native one in every setting it reports, and name every setting it cannot make.
     _, (native_blas, native_features) = _seen()
     text, (blas, features) = _seen([sys.executable, str(OTHER_MACHINE)])
     if "OPENBLAS_CORETYPE=" in text:
@@ -102,3 +121,31 @@ def test_other_machine_changes_what_it_says_and_says_what_it_skips():
         assert native_features and not features
     else:
         assert "skipped: NumPy's SIMD loops off" in text and not native_features
+
+
+def test_the_book_build_prints_one_line_per_notebook(capsys):
+    """book/_ext/progress.py: a line for each notebook read, none for other pages."""
+    progress = runpy.run_path(str(ROOT / "book" / "_ext" / "progress.py"))
+
+    class Env:
+        docname = ""
+
+        def doc2path(self, docname):
+            return ROOT / (
+                docname + (".md" if docname.startswith("book/") else ".ipynb")
+            )
+
+    class App:
+        env = Env()
+
+    app = App()
+    for docname in ("notebooks/01_formula", "book/intro"):
+        progress["_source_read"](app, docname, [""])
+        app.env.docname = docname
+        progress["_doctree_read"](app, None)
+    progress["_read_done"](app, app.env)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("  ran notebooks/01_formula in ") and lines[0].endswith(
+        " s"
+    )
+    assert lines[1:] == ["  every page read; writing the site"]

@@ -1,26 +1,32 @@
-"""The transcriptions of Whisper, Flax, the TensorFlow tutorials, DistilBERT, diffusers, keras-hub, ESPnet and of
-hand-written code with known bugs, each against the exact table of what it computes.
+"""The transcriptions of Whisper, Flax, the TensorFlow tutorials, DistilBERT, diffusers,
+keras-hub, ESPnet and of hand-written code with known bugs, each against the exact table
+of what it computes.
 
-Truth: the oracle (mpmath), given the convention each docstring in ``oracle.transcriptions`` claims (its layout,
-its frequencies, the position of each row, its zero rows and columns). Each table is compared entry by entry
-within a bound derived from the precision its angles are formed in:
+Truth: the oracle (mpmath), given the convention each docstring in
+``oracle.transcriptions`` claims (its layout, its frequencies, the position of each row,
+its zero rows and columns). Each table is compared entry by entry within a bound derived
+from the precision its angles are formed in:
 
-- **float64 angles stored in float32** (:func:`stored_float64`): the stored value is the float64 value rounded
-  once, at most half a float32 spacing away, ``2**-25`` for ``|v| <= 1``; the float64 value itself is off by
-  the few roundings of its angle (exponent, ``pow`` or ``exp``, quotient or product: a relative error below
-  ``64 * 2**-53`` even after ``ln(base)`` amplifies the exponent's) plus one of ``sin``/``cos``.
-- **float32 angles** (:func:`float32_code`): the argument of ``exp`` (or the exponent of ``pow``), at most
-  ``ln(base)`` in size, carries ``argument_roundings`` float32 roundings, so the frequency is off by a relative
-  ``argument_roundings * ln(base) * 2**-24``; NumPy's float32 ``exp`` and ``power`` are within 3 units in the
-  last place (measured: 2.43 and 1.0 over the arguments these codes use), a relative ``3 * 2**-23``; every
-  later float32 product (position times frequency, times ``scale``) adds a relative ``2**-24``. The angle
-  error moves a sine or cosine by at most as much, and NumPy's float32 ``sin``/``cos`` are within 1.2 units of
-  ``2**-24`` of the true value of their float32 argument (measured up to 3e5 radians): ``4 * 2**-24`` covers it
-  and the float64 rounding of the oracle.
+- **float64 angles stored in float32** (:func:`stored_float64`): the stored value is
+  the float64 value rounded once, at most half a float32 spacing away, ``2**-25`` for
+  ``|v| <= 1``; the float64 value itself is off by the few roundings of its angle
+  (exponent, ``pow`` or ``exp``, quotient or product: a relative error below
+  ``64 * 2**-53`` even after ``ln(base)`` amplifies the exponent's) plus one of
+  ``sin``/``cos``.
+- **float32 angles** (:func:`float32_code`): the argument of ``exp`` (or the exponent
+  of ``pow``), at most ``ln(base)`` in size, carries ``argument_roundings`` float32
+  roundings, so the frequency is off by a relative
+  ``argument_roundings * ln(base) * 2**-24``; NumPy's float32 ``exp`` and ``power`` are
+  within 3 units in the last place (measured: 2.43 and 1.0 over the arguments these
+  codes use), a relative ``3 * 2**-23``; every later float32 product (position times
+  frequency, times ``scale``) adds a relative ``2**-24``. The angle error moves a sine
+  or cosine by at most as much, and NumPy's float32 ``sin``/``cos`` are within 1.2 units
+  of ``2**-24`` of the true value of their float32 argument (measured up to 3e5
+  radians): ``4 * 2**-24`` covers it and the float64 rounding of the oracle.
 
-The bounds are entry by entry (each entry's own ``|t| * w``), so they are tight where the angles are small,
-and ``test_wrong_conventions_fail`` shows that a table of the wrong layout, frequencies, row positions or
-direction fails them.
+The bounds are entry by entry (each entry's own ``|t| * w``), so they are tight where
+the angles are small, and ``test_wrong_conventions_fail`` shows that a table of the
+wrong layout, frequencies, row positions or direction fails them.
 """
 
 import math
@@ -38,7 +44,7 @@ LN10K = math.log(10000)
 POSITIONS = np.arange(301)
 
 
-# --- the exact tables and the bounds -------------------------------------------------------------------------
+# --- the exact tables and the bounds --------------------------------------------------
 
 
 def paper(count, d_model, base=10000):
@@ -47,16 +53,25 @@ def paper(count, d_model, base=10000):
 
 
 def t2t(channels, min_timescale=1, max_timescale=10000):
-    """tensor2tensor's grid: ``channels // 2`` frequencies from ``min_timescale`` over ``channels // 2 - 1`` steps."""
-    return [oracle.timescale_frequency(k, channels, min_timescale, max_timescale) for k in range(channels // 2)]
+    """tensor2tensor's grid: ``channels // 2`` frequencies from ``min_timescale`` over
+    ``channels // 2 - 1`` steps."""
+    return [
+        oracle.timescale_frequency(k, channels, min_timescale, max_timescale)
+        for k in range(channels // 2)
+    ]
 
 
 def exact(positions, omega, layout, width=None):
-    """The exact table (float64) of the frequencies ``omega`` in ``layout``, cut or zero-padded to ``width`` columns."""
+    """The exact table (float64) of the frequencies ``omega`` in ``layout``, cut or
+    zero-padded to ``width`` columns."""
     columns = 2 * len(omega)
     table = oracle.encoding(positions, columns, layout=layout, frequencies=omega)
     if width is not None and width != columns:
-        table = table[:, :width] if width < columns else np.pad(table, ((0, 0), (0, width - columns)))
+        table = (
+            table[:, :width]
+            if width < columns
+            else np.pad(table, ((0, 0), (0, width - columns)))
+        )
     return table
 
 
@@ -69,22 +84,29 @@ def column_frequencies(omega, layout, width):
 
 
 def stored_float64(positions, w):
-    """Bound for a table whose float64 value ``sin(t w)`` or ``cos(t w)`` was rounded once to float32."""
+    """Bound for a table whose float64 value ``sin(t w)`` or ``cos(t w)`` was rounded
+    once to float32."""
     angle = np.abs(np.asarray(positions, dtype=np.float64))[:, None] * w[None, :]
     return 2.0**-25 + (64 * angle + 4) * F53
 
 
 def float32_code(positions, w, log_base, argument_roundings, product_roundings):
-    """Bound for a table whose frequencies and angles were formed in float32 (see the module docstring)."""
+    """Bound for a table whose frequencies and angles were formed in float32 (see the
+    module docstring)."""
     angle = np.abs(np.asarray(positions, dtype=np.float64))[:, None] * w[None, :]
-    relative = argument_roundings * log_base * F24 + 3 * 2.0**-23 + product_roundings * F24
+    relative = (
+        argument_roundings * log_base * F24 + 3 * 2.0**-23 + product_roundings * F24
+    )
     return angle * relative + 4 * F24
 
 
 def within(table, expected, bound):
-    """Whether ``table`` (any float type) is within ``bound`` of ``expected`` entry by entry."""
+    """Whether ``table`` (any float type) is within ``bound`` of ``expected`` entry by
+    entry."""
     table = np.asarray(table, dtype=np.float64)
-    return table.shape == expected.shape and bool(np.all(np.abs(table - expected) <= bound))
+    return table.shape == expected.shape and bool(
+        np.all(np.abs(table - expected) <= bound)
+    )
 
 
 def assert_within(table, expected, bound):
@@ -92,19 +114,33 @@ def assert_within(table, expected, bound):
     assert table.shape == expected.shape
     excess = np.abs(table - expected) / bound
     worst = np.unravel_index(excess.argmax(), excess.shape)
-    assert excess.max() <= 1, f"worst entry at {worst}: {excess.max():.3g} times the bound"
+    assert excess.max() <= 1, (
+        f"worst entry at {worst}: {excess.max():.3g} times the bound"
+    )
 
 
-# --- Whisper, Flax, the TensorFlow tutorials, DistilBERT -----------------------------------------------------
+# --- Whisper, Flax, the TensorFlow tutorials, DistilBERT ------------------------------
 
 
-@pytest.mark.parametrize("channels, max_timescale", [(4, 10000), (6, 10000), (64, 10000), (384, 10000), (32, 500)])
+@pytest.mark.parametrize(
+    "channels, max_timescale",
+    [(4, 10000), (6, 10000), (64, 10000), (384, 10000), (32, 500)],
+)
 def test_whisper_is_tensor2tensor_concat_in_float32(channels, max_timescale):
-    table = transcriptions.whisper_sinusoids(len(POSITIONS), channels, max_timescale=max_timescale)
+    table = transcriptions.whisper_sinusoids(
+        len(POSITIONS), channels, max_timescale=max_timescale
+    )
     assert table.dtype == np.float32 and table.shape == (len(POSITIONS), channels)
     omega = t2t(channels, 1, max_timescale)
-    # inc = log(max) / (K - 1) rounded to float32 and multiplied by k: two roundings of the argument of exp.
-    bound = float32_code(POSITIONS, column_frequencies(omega, "concat", channels), math.log(max_timescale), 2, 1)
+    # inc = log(max) / (K - 1) rounded to float32 and multiplied by k: two roundings of
+    # the argument of exp.
+    bound = float32_code(
+        POSITIONS,
+        column_frequencies(omega, "concat", channels),
+        math.log(max_timescale),
+        2,
+        1,
+    )
     assert_within(table, exact(POSITIONS, omega, "concat"), bound)
 
 
@@ -114,13 +150,23 @@ def test_whisper_refuses_odd_channels():
 
 
 @pytest.mark.parametrize("d_feature", [4, 7, 16, 33, 64])
-@pytest.mark.parametrize("min_scale, max_scale", [(1.0, 10000.0), (2.0, 5000.0), (0.5, 100.0)])
+@pytest.mark.parametrize(
+    "min_scale, max_scale", [(1.0, 10000.0), (2.0, 5000.0), (0.5, 100.0)]
+)
 def test_flax_is_tensor2tensor_concat_in_float64(d_feature, min_scale, max_scale):
-    table = transcriptions.flax_sinusoidal_init(len(POSITIONS), d_feature, min_scale=min_scale, max_scale=max_scale)
+    table = transcriptions.flax_sinusoidal_init(
+        len(POSITIONS), d_feature, min_scale=min_scale, max_scale=max_scale
+    )
     assert table.dtype == np.float32 and table.shape == (1, len(POSITIONS), d_feature)
     omega = t2t(d_feature, min_scale, max_scale)
-    expected = oracle.timing_signal(POSITIONS, d_feature, min_timescale=min_scale, max_timescale=max_scale)
-    assert_within(table[0], expected, stored_float64(POSITIONS, column_frequencies(omega, "concat", d_feature)))
+    expected = oracle.timing_signal(
+        POSITIONS, d_feature, min_timescale=min_scale, max_timescale=max_scale
+    )
+    assert_within(
+        table[0],
+        expected,
+        stored_float64(POSITIONS, column_frequencies(omega, "concat", d_feature)),
+    )
     if d_feature % 2:
         assert not table[0, :, -1].any()  # the zero column, exactly
 
@@ -136,7 +182,8 @@ def test_tf_text_tutorial_is_the_paper_concat_in_float64(depth):
 
 @pytest.mark.parametrize("depth", [5, 17, 33])
 def test_tf_text_tutorial_gives_an_odd_depth_one_more_column(depth):
-    # np.arange(depth / 2) has ceil(depth / 2) entries: as many sines and cosines, exponents 2k / depth, no zero column.
+    # np.arange(depth / 2) has ceil(depth / 2) entries: as many sines and cosines,
+    # exponents 2k / depth, no zero column.
     table = transcriptions.tf_text_positional_encoding(len(POSITIONS), depth)
     assert table.shape == (len(POSITIONS), depth + 1)
     omega = paper((depth + 1) // 2, depth)
@@ -144,44 +191,82 @@ def test_tf_text_tutorial_gives_an_odd_depth_one_more_column(depth):
     assert_within(table, exact(POSITIONS, omega, "concat"), bound)
 
 
-@pytest.mark.parametrize("code", [transcriptions.tf_docs_positional_encoding,
-                                  transcriptions.distilbert_sinusoidal_embeddings], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "code",
+    [
+        transcriptions.tf_docs_positional_encoding,
+        transcriptions.distilbert_sinusoidal_embeddings,
+    ],
+    ids=lambda f: f.__name__,
+)
 @pytest.mark.parametrize("d_model", [4, 7, 16, 33, 64])
 def test_interleaved_paper_tables_in_float64(code, d_model):
     table = code(len(POSITIONS), d_model)
     table = table[0] if table.ndim == 3 else table
     assert table.dtype == np.float32 and table.shape == (len(POSITIONS), d_model)
     omega = paper((d_model + 1) // 2, d_model)
-    expected = exact(POSITIONS, omega, "interleaved", d_model)  # an odd width ends with a sine
-    assert_within(table, expected, stored_float64(POSITIONS, column_frequencies(omega, "interleaved", d_model)))
+    expected = exact(
+        POSITIONS, omega, "interleaved", d_model
+    )  # an odd width ends with a sine
+    assert_within(
+        table,
+        expected,
+        stored_float64(POSITIONS, column_frequencies(omega, "interleaved", d_model)),
+    )
 
 
-# --- diffusers, keras-hub, ESPnet ----------------------------------------------------------------------------
+# --- diffusers, keras-hub, ESPnet -----------------------------------------------------
 
 
 def diffusers_frequencies(embedding_dim, shift, scale, max_period):
-    """``scale * max_period ** (-k / (K - shift))``, ``k < K = embedding_dim // 2``, in mpmath."""
+    """``scale * max_period ** (-k / (K - shift))``, ``k < K = embedding_dim // 2``, in
+    mpmath."""
     half = embedding_dim // 2
     with mpmath.workprec(oracle.MIN_BITS):
         period = mpmath.mpf(max_period)
-        return [mpmath.mpf(scale) * period ** (-mpmath.mpf(k) / (half - mpmath.mpf(shift))) for k in range(half)]
+        return [
+            mpmath.mpf(scale) * period ** (-mpmath.mpf(k) / (half - mpmath.mpf(shift)))
+            for k in range(half)
+        ]
 
 
 DIFFUSERS_CASES = [
     # embedding_dim, flip_sin_to_cos, downscale_freq_shift, scale, max_period, timesteps
     (16, False, 1, 1, 10000, POSITIONS),  # the defaults: tensor2tensor's grid
     (17, False, 1, 1, 10000, POSITIONS),
-    (64, True, 0, 1, 10000, POSITIONS),  # Stable Diffusion's Timesteps(320, True, 0): the paper's frequencies
+    (
+        64,
+        True,
+        0,
+        1,
+        10000,
+        POSITIONS,
+    ),  # Stable Diffusion's Timesteps(320, True, 0): the paper's frequencies
     (33, True, 0, 1, 10000, POSITIONS),
     (24, False, 1, 1, 5000, POSITIONS),
-    (32, True, 0, 1000, 10000, POSITIONS / 256),  # fractional timesteps in [0, 1.2], exact in float32, scaled
+    (
+        32,
+        True,
+        0,
+        1000,
+        10000,
+        POSITIONS / 256,
+    ),  # fractional timesteps in [0, 1.2], exact in float32, scaled
 ]
 
 
-@pytest.mark.parametrize("dim, flip, shift, scale, max_period, timesteps", DIFFUSERS_CASES)
+@pytest.mark.parametrize(
+    "dim, flip, shift, scale, max_period, timesteps", DIFFUSERS_CASES
+)
 def test_diffusers_timestep_embedding(dim, flip, shift, scale, max_period, timesteps):
-    table = transcriptions.diffusers_timestep_embedding(timesteps, dim, flip_sin_to_cos=flip,
-                                                         downscale_freq_shift=shift, scale=scale, max_period=max_period)
+    table = transcriptions.diffusers_timestep_embedding(
+        timesteps,
+        dim,
+        flip_sin_to_cos=flip,
+        downscale_freq_shift=shift,
+        scale=scale,
+        max_period=max_period,
+    )
     assert table.dtype == np.float32 and table.shape == (len(timesteps), dim)
     omega = diffusers_frequencies(dim, shift, scale, max_period)
     half = dim // 2
@@ -190,27 +275,48 @@ def test_diffusers_timestep_embedding(dim, flip, shift, scale, max_period, times
     if flip:
         expected = np.concatenate([expected[:, half:], expected[:, :half]], axis=1)
     expected = np.pad(expected, ((0, 0), (0, dim % 2)))
-    w = np.pad(w, (0, dim % 2))  # the halves have the same frequencies, so the flip leaves w alone
-    # -log(P) rounded, times k, divided by K - shift: three roundings of the argument; t * w and scale * (t w): two.
-    assert_within(table, expected, float32_code(timesteps, w, math.log(max_period), 3, 2))
+    w = np.pad(
+        w, (0, dim % 2)
+    )  # the halves have the same frequencies, so the flip leaves w alone
+    # -log(P) rounded, times k, divided by K - shift: three roundings of the argument; t
+    # * w and scale * (t w): two.
+    assert_within(
+        table, expected, float32_code(timesteps, w, math.log(max_period), 3, 2)
+    )
     if dim % 2:
         assert not table[:, -1].any()
 
 
 def test_diffusers_shift_zero_is_the_paper_and_shift_one_tensor2tensor():
-    # The frequency families, named: for an even width shift 0 gives base^(-2k/d), shift 1 the grid over K - 1 steps.
-    assert all(mpmath.almosteq(a, b, 2.0**-150) for a, b in zip(diffusers_frequencies(64, 0, 1, 10000), paper(32, 64)))
-    assert all(mpmath.almosteq(a, b, 2.0**-150) for a, b in zip(diffusers_frequencies(64, 1, 1, 10000), t2t(64)))
+    # The frequency families, named: for an even width shift 0 gives base^(-2k/d), shift
+    # 1 the grid over K - 1 steps.
+    assert all(
+        mpmath.almosteq(a, b, 2.0**-150)
+        for a, b in zip(
+            diffusers_frequencies(64, 0, 1, 10000), paper(32, 64), strict=True
+        )
+    )
+    assert all(
+        mpmath.almosteq(a, b, 2.0**-150)
+        for a, b in zip(diffusers_frequencies(64, 1, 1, 10000), t2t(64), strict=True)
+    )
 
 
 @pytest.mark.parametrize("hidden_size", [4, 7, 16, 33, 64])
-@pytest.mark.parametrize("max_wavelength, start_index", [(10000, 0), (10000, 7), (500, 0)])
-def test_keras_sine_position_encoding_is_the_paper_interleaved_in_float32(hidden_size, max_wavelength, start_index):
-    table = transcriptions.keras_sine_position_encoding(len(POSITIONS), hidden_size, max_wavelength, start_index)
+@pytest.mark.parametrize(
+    "max_wavelength, start_index", [(10000, 0), (10000, 7), (500, 0)]
+)
+def test_keras_sine_position_encoding_is_the_paper_interleaved_in_float32(
+    hidden_size, max_wavelength, start_index
+):
+    table = transcriptions.keras_sine_position_encoding(
+        len(POSITIONS), hidden_size, max_wavelength, start_index
+    )
     assert table.dtype == np.float32 and table.shape == (len(POSITIONS), hidden_size)
     positions = POSITIONS + start_index
     omega = paper((hidden_size + 1) // 2, hidden_size, max_wavelength)
-    # The exponent 2i / d: one rounding; min_freq = 1 / max (its error raised to e <= 1) and t * w: two products.
+    # The exponent 2i / d: one rounding; min_freq = 1 / max (its error raised to e <= 1)
+    # and t * w: two products.
     w = column_frequencies(omega, "interleaved", hidden_size)
     bound = float32_code(positions, w, math.log(max_wavelength), 1, 2)
     assert_within(table, exact(positions, omega, "interleaved", hidden_size), bound)
@@ -219,11 +325,17 @@ def test_keras_sine_position_encoding_is_the_paper_interleaved_in_float32(hidden
 @pytest.mark.parametrize("d_model", [4, 16, 64, 256])
 @pytest.mark.parametrize("reverse", [False, True])
 def test_espnet_is_the_paper_interleaved_in_float32(d_model, reverse):
-    table = transcriptions.espnet_positional_encoding(len(POSITIONS), d_model, reverse=reverse)
+    table = transcriptions.espnet_positional_encoding(
+        len(POSITIONS), d_model, reverse=reverse
+    )
     assert table.dtype == np.float32 and table.shape == (1, len(POSITIONS), d_model)
-    positions = POSITIONS[::-1] if reverse else POSITIONS  # reverse: row r holds max_len - 1 - r
+    positions = (
+        POSITIONS[::-1] if reverse else POSITIONS
+    )  # reverse: row r holds max_len - 1 - r
     omega = paper(d_model // 2, d_model)
-    bound = float32_code(positions, column_frequencies(omega, "interleaved", d_model), LN10K, 2, 1)
+    bound = float32_code(
+        positions, column_frequencies(omega, "interleaved", d_model), LN10K, 2, 1
+    )
     assert_within(table[0], exact(positions, omega, "interleaved"), bound)
 
 
@@ -232,17 +344,28 @@ def test_espnet_refuses_an_odd_width():
         transcriptions.espnet_positional_encoding(10, 7)
 
 
-# --- the bugs ------------------------------------------------------------------------------------------------
+# --- the bugs -------------------------------------------------------------------------
 
 
 def every_column_its_own(positions, d_model, base=10000):
-    """Sines in even columns, cosines in odd ones, and column ``j`` at frequency ``base ** (-2j / d)`` (exact)."""
-    sines = exact(positions, [oracle.frequency(j, d_model, base) for j in range(0, d_model + 1, 2)], "interleaved")
-    cosines = exact(positions, [oracle.frequency(j, d_model, base) for j in range(1, d_model + 2, 2)], "interleaved")
+    """Sines in even columns, cosines in odd ones, and column ``j`` at frequency ``base
+    ** (-2j / d)`` (exact)."""
+    sines = exact(
+        positions,
+        [oracle.frequency(j, d_model, base) for j in range(0, d_model + 1, 2)],
+        "interleaved",
+    )
+    cosines = exact(
+        positions,
+        [oracle.frequency(j, d_model, base) for j in range(1, d_model + 2, 2)],
+        "interleaved",
+    )
     table = np.empty((len(positions), d_model))
     table[:, 0::2] = sines[:, 0:d_model:2]
     table[:, 1::2] = cosines[:, 1:d_model:2]
-    return table, np.array([float(oracle.frequency(j, d_model, base)) for j in range(d_model)])
+    return table, np.array(
+        [float(oracle.frequency(j, d_model, base)) for j in range(d_model)]
+    )
 
 
 @pytest.mark.parametrize("d_model", [4, 7, 16, 64])
@@ -251,7 +374,9 @@ def test_deepctr_gives_column_j_the_frequency_of_pair_j(d_model):
     assert table.dtype == np.float32 and table.shape == (len(POSITIONS), d_model)
     expected, w = every_column_its_own(POSITIONS, d_model)
     assert_within(table, expected, stored_float64(POSITIONS, w))
-    padded = transcriptions.deepctr_positional_encoding(len(POSITIONS), d_model, zero_pad=True)
+    padded = transcriptions.deepctr_positional_encoding(
+        len(POSITIONS), d_model, zero_pad=True
+    )
     assert not padded[0].any() and np.array_equal(padded[1:], table[1:])
 
 
@@ -261,9 +386,16 @@ def test_samlynnevans_is_the_same_table_as_deepctr(d_model):
     assert table.dtype == np.float32 and table.shape == (1, len(POSITIONS), d_model)
     expected, w = every_column_its_own(POSITIONS, d_model)
     assert_within(table[0], expected, stored_float64(POSITIONS, w))
-    # Both round the same float64 values (Python's math against NumPy's sin/cos, which may differ in the last
-    # bit) to float32: at most one float32 spacing apart, 2**-24 for values below 1.
-    assert np.abs(table[0] - transcriptions.deepctr_positional_encoding(len(POSITIONS), d_model)).max() <= F24
+    # Both round the same float64 values (Python's math against NumPy's sin/cos, which
+    # may differ in the last bit) to float32: at most one float32 spacing apart, 2**-24
+    # for values below 1.
+    assert (
+        np.abs(
+            table[0]
+            - transcriptions.deepctr_positional_encoding(len(POSITIONS), d_model)
+        ).max()
+        <= F24
+    )
 
 
 def test_samlynnevans_refuses_an_odd_width():
@@ -276,7 +408,12 @@ def test_jadore_2017_is_deepctr_with_a_zero_row_0(d_model):
     table = transcriptions.jadore_position_encoding_init(len(POSITIONS), d_model)
     assert table.dtype == np.float32 and table.shape == (len(POSITIONS), d_model)
     # The same NumPy operations on the same float64 values: bit for bit.
-    assert np.array_equal(table, transcriptions.deepctr_positional_encoding(len(POSITIONS), d_model, zero_pad=True))
+    assert np.array_equal(
+        table,
+        transcriptions.deepctr_positional_encoding(
+            len(POSITIONS), d_model, zero_pad=True
+        ),
+    )
     expected, w = every_column_its_own(POSITIONS[1:], d_model)
     assert not table[0].any()
     assert_within(table[1:], expected, stored_float64(POSITIONS[1:], w))
@@ -284,15 +421,23 @@ def test_jadore_2017_is_deepctr_with_a_zero_row_0(d_model):
 
 @pytest.mark.parametrize("d_model", [4, 7, 64])
 @pytest.mark.parametrize("padding_idx", [None, 0, 5])
-def test_jadore_2018_is_the_paper_interleaved_with_row_padding_idx_zeroed(d_model, padding_idx):
-    table = transcriptions.jadore_sinusoid_table(len(POSITIONS), d_model, padding_idx=padding_idx)
+def test_jadore_2018_is_the_paper_interleaved_with_row_padding_idx_zeroed(
+    d_model, padding_idx
+):
+    table = transcriptions.jadore_sinusoid_table(
+        len(POSITIONS), d_model, padding_idx=padding_idx
+    )
     assert table.dtype == np.float32 and table.shape == (len(POSITIONS), d_model)
     omega = paper((d_model + 1) // 2, d_model)
     expected = exact(POSITIONS, omega, "interleaved", d_model)
     if padding_idx is not None:
         expected[padding_idx] = 0
         assert not table[padding_idx].any()
-    assert_within(table, expected, stored_float64(POSITIONS, column_frequencies(omega, "interleaved", d_model)))
+    assert_within(
+        table,
+        expected,
+        stored_float64(POSITIONS, column_frequencies(omega, "interleaved", d_model)),
+    )
 
 
 @pytest.mark.parametrize("d_model", [4, 7, 64])
@@ -313,28 +458,33 @@ def test_jadore_method_is_the_paper_interleaved_with_no_zero_row(d_model):
 
 def test_rows_read_by_jadore_and_tensor2tensor_start_at_row_0():
     # jadore (ecfe240) adds pos_table[:, :x.size(1)]: index t reads row t; tensor2tensor
-    # (16d59abb) adds get_timing_signal_1d(length, ..., start_index): row t + start_index
+    # (16d59abb) adds get_timing_signal_1d(length, ..., start_index): row t +
+    # start_index
     assert transcriptions.jadore_rows(5).tolist() == [0, 1, 2, 3, 4]
     assert transcriptions.tensor2tensor_rows(4).tolist() == [0, 1, 2, 3]
     assert transcriptions.tensor2tensor_rows(3, start_index=2).tolist() == [2, 3, 4]
     # the row a token reads is the row its position's table would give at start_index
     signal = transcriptions.tensor2tensor(6, 8)[0]
     shifted = transcriptions.tensor2tensor(3, 8, start_index=2)[0]
-    assert np.array_equal(signal[transcriptions.tensor2tensor_rows(3, start_index=2)], shifted)
+    assert np.array_equal(
+        signal[transcriptions.tensor2tensor_rows(3, start_index=2)], shifted
+    )
 
 
 def test_the_bug_is_not_the_paper():
-    # Column j at base^(-2j/d) instead of base^(-2(j//2)/d): already column 1 (a cosine) is off at position 1.
+    # Column j at base^(-2j/d) instead of base^(-2(j//2)/d): already column 1 (a cosine)
+    # is off at position 1.
     bug = transcriptions.deepctr_positional_encoding(len(POSITIONS), 16)
     expected, w = every_column_its_own(POSITIONS, 16)
     paper_table = exact(POSITIONS, paper(8, 16), "interleaved")
     assert not within(bug, paper_table, stored_float64(POSITIONS, w))
     assert np.abs(bug[:, 1] - paper_table[:, 1]).max() > 0.5
-    # Even columns 2i carry base^(-4i/d), the paper's frequency of pair 2i: the sines are the paper's sines of pair 2i.
+    # Even columns 2i carry base^(-4i/d), the paper's frequency of pair 2i: the sines
+    # are the paper's sines of pair 2i.
     assert np.abs(expected[:, 2] - paper_table[:, 4]).max() <= 2**-50
 
 
-# --- the tests can fail ------------------------------------------------------------------------------------
+# --- the tests can fail ---------------------------------------------------------------
 
 
 def wrong_conventions():
@@ -346,30 +496,72 @@ def wrong_conventions():
     whisper = transcriptions.whisper_sinusoids(n, 16)
     keras = transcriptions.keras_sine_position_encoding(n, 16)
     espnet_reverse = transcriptions.espnet_positional_encoding(n, 16, reverse=True)[0]
-    diffusers_flip = transcriptions.diffusers_timestep_embedding(POSITIONS, 16, flip_sin_to_cos=True)
+    diffusers_flip = transcriptions.diffusers_timestep_embedding(
+        POSITIONS, 16, flip_sin_to_cos=True
+    )
     tf_text = transcriptions.tf_text_positional_encoding(n, 16)
     jadore = transcriptions.jadore_sinusoid_table(n, 16, padding_idx=0)
     f32_t2t = float32_code(POSITIONS, w_t2t, LN10K, 3, 2)
     f32_paper = float32_code(POSITIONS, w_paper, LN10K, 2, 2)
     return [
-        ("whisper as interleaved", whisper, exact(POSITIONS, t2t16, "interleaved"), f32_t2t),
-        ("whisper with the paper's frequencies", whisper, exact(POSITIONS, omega16, "concat"), f32_t2t),
+        (
+            "whisper as interleaved",
+            whisper,
+            exact(POSITIONS, t2t16, "interleaved"),
+            f32_t2t,
+        ),
+        (
+            "whisper with the paper's frequencies",
+            whisper,
+            exact(POSITIONS, omega16, "concat"),
+            f32_t2t,
+        ),
         ("keras as [sin | cos]", keras, exact(POSITIONS, omega16, "concat"), f32_paper),
-        ("keras from position 1", keras, exact(POSITIONS + 1, omega16, "interleaved"), f32_paper),
-        ("espnet reversed read forwards", espnet_reverse, exact(POSITIONS, omega16, "interleaved"), f32_paper),
-        ("diffusers flipped read unflipped", diffusers_flip, exact(POSITIONS, t2t16, "concat"), f32_t2t),
-        ("tf_text with tensor2tensor's grid", tf_text, exact(POSITIONS, t2t16, "concat"),
-         stored_float64(POSITIONS, w_t2t)),
-        ("jadore without its zero row", jadore, exact(POSITIONS, omega16, "interleaved"),
-         stored_float64(POSITIONS, w_paper)),
-        ("jadore's method as [sin | cos]",
-         transcriptions.jadore_positional_encoding_table(n, 16)[0],
-         exact(POSITIONS, omega16, "concat"), stored_float64(POSITIONS, w_paper)),
+        (
+            "keras from position 1",
+            keras,
+            exact(POSITIONS + 1, omega16, "interleaved"),
+            f32_paper,
+        ),
+        (
+            "espnet reversed read forwards",
+            espnet_reverse,
+            exact(POSITIONS, omega16, "interleaved"),
+            f32_paper,
+        ),
+        (
+            "diffusers flipped read unflipped",
+            diffusers_flip,
+            exact(POSITIONS, t2t16, "concat"),
+            f32_t2t,
+        ),
+        (
+            "tf_text with tensor2tensor's grid",
+            tf_text,
+            exact(POSITIONS, t2t16, "concat"),
+            stored_float64(POSITIONS, w_t2t),
+        ),
+        (
+            "jadore without its zero row",
+            jadore,
+            exact(POSITIONS, omega16, "interleaved"),
+            stored_float64(POSITIONS, w_paper),
+        ),
+        (
+            "jadore's method as [sin | cos]",
+            transcriptions.jadore_positional_encoding_table(n, 16)[0],
+            exact(POSITIONS, omega16, "concat"),
+            stored_float64(POSITIONS, w_paper),
+        ),
     ]
 
 
 def test_wrong_conventions_fail():
-    passed = [name for name, table, expected, bound in wrong_conventions() if within(table, expected, bound)]
+    passed = [
+        name
+        for name, table, expected, bound in wrong_conventions()
+        if within(table, expected, bound)
+    ]
     assert not passed
 
 
@@ -389,9 +581,9 @@ def test_hf_llama_rope_steps_in_the_types_named():
         (np.float32, bf16): inv.astype(bf16).astype(np.float32),
     }
     for (angle_dtype, inv_dtype), freq in routes.items():
-        got = transcriptions.hf_llama_rope(x, positions, dtype=bf16,
-                                           angle_dtype=angle_dtype,
-                                           inv_freq_dtype=inv_dtype)
+        got = transcriptions.hf_llama_rope(
+            x, positions, dtype=bf16, angle_dtype=angle_dtype, inv_freq_dtype=inv_dtype
+        )
         angles = positions.astype(np.float32)[:, None] * freq[None, :]
         want = np.hstack([np.cos(angles), np.sin(angles)]).astype(bf16)
         assert got.dtype == bf16 and np.array_equal(got, want)

@@ -16,10 +16,18 @@ def call_sinusoidal(**bad):
 
 
 SIZE_CASES = [
-    (-1, ValueError), (-100, ValueError),
-    (2.5, TypeError), (3.0, TypeError), (np.float64(4), TypeError),
-    (True, TypeError), (False, TypeError), (np.True_, TypeError),
-    ("8", TypeError), (None, TypeError), ([8], TypeError), (1j, TypeError),
+    (-1, ValueError),
+    (-100, ValueError),
+    (2.5, TypeError),
+    (3.0, TypeError),
+    (np.float64(4), TypeError),
+    (True, TypeError),
+    (False, TypeError),
+    (np.True_, TypeError),
+    ("8", TypeError),
+    (None, TypeError),
+    ([8], TypeError),
+    (1j, TypeError),
 ]
 
 
@@ -38,20 +46,39 @@ def test_zero_width_is_rejected_but_zero_positions_is_not():
 
 @pytest.mark.parametrize(
     ("value", "error"),
-    [(0, ValueError), (-10000.0, ValueError), (float("inf"), ValueError), (float("nan"), ValueError),
-     (10**400, ValueError), ("10000", TypeError), (None, TypeError), (True, TypeError), (1j, TypeError)],
+    [
+        (0, ValueError),
+        (-10000.0, ValueError),
+        (float("inf"), ValueError),
+        (float("nan"), ValueError),
+        (10**400, ValueError),
+        ("10000", TypeError),
+        (None, TypeError),
+        (True, TypeError),
+        (1j, TypeError),
+    ],
 )
 def test_bad_base(value, error):
-    for call in (lambda: call_sinusoidal(base=value), lambda: pelib.frequencies(8, value),
-                 lambda: pelib.wavelengths(8, base=value)):
+    for call in (
+        lambda: call_sinusoidal(base=value),
+        lambda: pelib.frequencies(8, value),
+        lambda: pelib.wavelengths(8, base=value),
+    ):
         with pytest.raises(error, match=r"^base must be a finite real number > 0"):
             call()
 
 
 @pytest.mark.parametrize(
     ("value", "error"),
-    [(float("inf"), ValueError), (-float("inf"), ValueError), (float("nan"), ValueError),
-     (np.float32("nan"), ValueError), ("0", TypeError), (None, TypeError), (False, TypeError)],
+    [
+        (float("inf"), ValueError),
+        (-float("inf"), ValueError),
+        (float("nan"), ValueError),
+        (np.float32("nan"), ValueError),
+        ("0", TypeError),
+        (None, TypeError),
+        (False, TypeError),
+    ],
 )
 def test_bad_start(value, error):
     with pytest.raises(error, match=r"^start must be a finite real number"):
@@ -60,7 +87,13 @@ def test_bad_start(value, error):
 
 @pytest.mark.parametrize(
     ("value", "error"),
-    [("Interleaved", ValueError), ("sincos", ValueError), ("", ValueError), (None, TypeError), (0, TypeError)],
+    [
+        ("Interleaved", ValueError),
+        ("sincos", ValueError),
+        ("", ValueError),
+        (None, TypeError),
+        (0, TypeError),
+    ],
 )
 def test_bad_layout(value, error):
     with pytest.raises(error, match=r"^layout must be one of 'interleaved', 'concat'"):
@@ -68,7 +101,21 @@ def test_bad_layout(value, error):
 
 
 @pytest.mark.parametrize(
-    "value", [int, np.int32, "int64", bool, np.complex128, complex, object, "nonsense", None, 3, ",", "f8,"]
+    "value",
+    [
+        int,
+        np.int32,
+        "int64",
+        bool,
+        np.complex128,
+        complex,
+        object,
+        "nonsense",
+        None,
+        3,
+        ",",
+        "f8,",
+    ],
 )
 def test_bad_dtype(value):
     with pytest.raises(TypeError, match=r"^dtype must be a NumPy floating dtype"):
@@ -77,9 +124,13 @@ def test_bad_dtype(value):
 
 @pytest.mark.parametrize("value", [0, -2, 2.0, True, "64"])
 def test_bad_width_for_frequencies(value):
-    with pytest.raises((TypeError, ValueError), match=r"^d_model must be an integer >= 1"):
+    with pytest.raises(
+        (TypeError, ValueError), match=r"^d_model must be an integer >= 1"
+    ):
         pelib.frequencies(value)
-    with pytest.raises((TypeError, ValueError), match=r"^d_model must be an integer >= 1"):
+    with pytest.raises(
+        (TypeError, ValueError), match=r"^d_model must be an integer >= 1"
+    ):
         pelib.wavelengths(value)
 
 
@@ -93,7 +144,8 @@ def test_messages_show_the_rejected_value():
 
 
 def test_large_inputs_raise_no_warning():
-    # Positions and bases at the edge of the float range: finite answers, no RuntimeWarning.
+    # Positions and bases at the edge of the float range: finite answers, no
+    # RuntimeWarning.
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         table = pelib.sinusoidal(2, 8, start=1e300, base=1e300)
@@ -102,20 +154,42 @@ def test_large_inputs_raise_no_warning():
 
 
 def test_angles_beyond_the_float_range_are_rejected():
-    for call in (pelib.frequencies, pelib.wavelengths, lambda d, base: pelib.sinusoidal(2, d, base=base)):
-        with pytest.raises(ValueError, match=r"^base=5e-324 is too small for d_model=512"):
+    for call in (
+        pelib.frequencies,
+        pelib.wavelengths,
+        lambda d, base: pelib.sinusoidal(2, d, base=base),
+    ):
+        with pytest.raises(
+            ValueError, match=r"^base=5e-324 is too small for d_model=512"
+        ):
             call(512, base=5e-324)
-    with pytest.raises(ValueError, match=r"^start and n_positions: positions up to 1e\+300 with base=1e-300 give angles"):
+    with pytest.raises(
+        ValueError,
+        match=(
+            r"^start and n_positions: positions up to 1e\+300 "
+            r"with base=1e-300 give angles"
+        ),
+    ):
         pelib.sinusoidal(2, 8, start=1e300, base=1e-300)
 
 
 @pytest.mark.parametrize(
     ("value", "error"),
-    [([0, float("nan")], ValueError), (float("inf"), ValueError), ([True, False], TypeError),
-     ([1j], TypeError), ("12", TypeError), ([[0, 1], [2]], TypeError), (None, TypeError), ([object()], TypeError)],
+    [
+        ([0, float("nan")], ValueError),
+        (float("inf"), ValueError),
+        ([True, False], TypeError),
+        ([1j], TypeError),
+        ("12", TypeError),
+        ([[0, 1], [2]], TypeError),
+        (None, TypeError),
+        ([object()], TypeError),
+    ],
 )
 def test_bad_positions(value, error):
-    with pytest.raises(error, match=r"^positions must be a number or an array of finite real numbers"):
+    with pytest.raises(
+        error, match=r"^positions must be a number or an array of finite real numbers"
+    ):
         pelib.encode(value, 8)
 
 

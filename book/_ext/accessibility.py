@@ -1,15 +1,19 @@
-"""Sphinx extension of the book: accessibility fixes of the theme's and docutils' markup.
+"""Sphinx extension of the book: accessibility fixes of the theme's and docutils'
+markup.
 
-The browser tests audit every page with axe-core (tests/browser/test_accessibility.py); each
-fix here removes the cause of a violation it reported:
+The browser tests audit every page with axe-core (tests/browser/test_accessibility.py);
+each fix here removes the cause of a violation it reported:
 
-- ``templates/``: two buttons of the theme whose accessible name left out their visible text
-  (search, colour mode), replaced by templates of the same name found before the theme's.
-- ``accessibility.css`` (in book/_assets): link colours with a contrast of at least 4.5:1 on the
-  tinted boxes of admonitions and proofs, where the theme's blue had 4.29:1.
-- The bibliography: docutils 0.21 marks each entry of a citation list with the DPUB-ARIA role
-  ``doc-biblioentry``, deprecated since DPUB-ARIA 1.1 and not a list item, so the list
-  (``role="list"``) had no items; entries are marked ``listitem`` here.
+- ``templates/``: two buttons of the theme whose accessible name left out their
+  visible text (search, colour mode), replaced by templates of the same name found
+  before the theme's.
+- ``accessibility.css`` (in book/_assets): link colours with a contrast of at least
+  4.5:1 on the tinted boxes of admonitions and proofs, where the theme's blue had
+  4.29:1.
+- The bibliography: docutils 0.21 marks each entry of a citation list with the
+  DPUB-ARIA role ``doc-biblioentry``, deprecated since DPUB-ARIA 1.1 and not a list
+  item, so the list (``role="list"``) had no items; entries are marked ``listitem``
+  here.
 """
 
 from pathlib import Path
@@ -20,12 +24,15 @@ TEMPLATES = Path(__file__).parent / "templates"
 
 
 class CitationListTranslator(HTML5Translator):
-    """The HTML translator, with each citation of a citation list marked as a list item."""
+    """The HTML translator, with each citation of a citation list marked as a list
+    item."""
 
     def visit_citation(self, node):
         super().visit_citation(node)
         # The last chunk is the entry's opening tag, written by the call above.
-        self.body[-1] = self.body[-1].replace('role="doc-biblioentry"', 'role="listitem"')
+        self.body[-1] = self.body[-1].replace(
+            'role="doc-biblioentry"', 'role="listitem"'
+        )
 
 
 def _templates_first(app, config):
@@ -35,7 +42,8 @@ def _templates_first(app, config):
 
 def setup(app):
     app.connect("config-inited", _templates_first)
-    # The theme (pydata-sphinx-theme) mixes its own behaviour into the translator registered here.
+    # The theme (pydata-sphinx-theme) mixes its own behaviour into the translator
+    # registered here.
     app.set_translator("html", CitationListTranslator, override=True)
     app.add_css_file("accessibility.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -11,11 +11,15 @@ def _unique_scripts(app, pagename, templatename, context, doctree):
     seen, unique = set(), []
     for script in context.get("script_files", []):
         # An inline script has filename None or "", depending on who added it.
-        key = (getattr(script, "filename", None) or "", tuple(sorted(getattr(script, "attributes", {}).items())))
+        key = (
+            getattr(script, "filename", None) or "",
+            tuple(sorted(getattr(script, "attributes", {}).items())),
+        )
         if key not in seen:
             seen.add(key)
             unique.append(script)
-    # In place: extensions that run later (MathJax, widgets) add their scripts to this same list.
+    # In place: extensions that run later (MathJax, widgets) add their scripts to this
+    # same list.
     context["script_files"][:] = unique
 
 
@@ -23,4 +27,3 @@ def setup(app):
     # Early: html-page-context stops at the first handler that returns a template name.
     app.connect("html-page-context", _unique_scripts, priority=100)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
-
