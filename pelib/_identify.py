@@ -108,11 +108,13 @@ class Identification:
         ``min_timescale`` is found by widening and bisection, and its decimal with the
         fewest digits is reported. That range comes second in ``alternatives``
         ("max_timescale anywhere from a to b fits the table as well at min_timescale m
-        (...); at any min_timescale, none outside p to q fits") and ``str()`` says "at
-        min_timescale m the table pins it only to a to b, and none outside p to q fits
-        at any min_timescale". The two timescales are strongly correlated: a to b holds
-        at m only; p to q is the range no pair of timescales outside of which fits (see
-        ``min_timescale``).
+        (its ends found by bisection: a' and b', just beyond, do not); at any
+        min_timescale, none outside p to q fits") and ``str()`` says "at min_timescale
+        m the table pins it only to a' to b' (a to b fits), and none outside p to q
+        fits at any min_timescale" (a, b rounded inwards to 9 digits, a', b' the
+        nearest values bisection found not to fit, rounded outwards). The two
+        timescales are strongly correlated: a to b holds at m only; p to q is the
+        range no pair of timescales outside of which fits (see ``min_timescale``).
     offset : int
         Row ``r`` holds position ``r + offset``.
     zero_rows : tuple of int
@@ -165,14 +167,20 @@ class Identification:
         the range of min_timescale that fits at the reported max_timescale is found
         by widening and bisection, and its decimal with the fewest digits is
         reported. The range comes first in ``alternatives`` ("min_timescale anywhere
-        from a to b fits the table as well at max_timescale M (...); at any
-        max_timescale, none outside p to q fits", p to q the polygon's extent) and
-        ``str()`` says "at max_timescale M the table pins it only to a to b, and none
-        outside p to q fits at any max_timescale". a to b holds at M only: with
-        another max_timescale a value outside it can fit (the two are strongly
-        correlated), but none outside p to q. If no value fits, the table is refused
-        with the measured first frequency, its bound and the polygon's extent in the
-        message.
+        from a to b fits the table as well at max_timescale M (its ends found by
+        bisection: a' and b', just beyond, do not); at any max_timescale, none outside
+        p to q fits", p to q the polygon's extent) and ``str()`` says "at
+        max_timescale M the table pins it only to a' to b' (a to b fits), and none
+        outside p to q fits at any max_timescale" (rounded as for ``base``). a to b
+        holds at M only: with another max_timescale a value outside it can fit (the
+        two are strongly correlated), but none outside p to q. If no value fits, the
+        table is refused with the measured first frequency and what was tried in the
+        message. The offset is searched only with the max_timescales of the first
+        pass's candidates near the measured min_timescale, so the second pass serves
+        rows starting near position 0: a table whose rows start thousands of
+        positions on may be refused although its true timescales fit it
+        (tensor2tensor's 16 x 32 table with min_timescale 2/3 from position 8000, in
+        float16, is).
     alternatives : tuple of str
         Up to 3 other descriptions (another family or ``d_model``, with the fewest
         digits) whose angles fit the sampled rows (at most about 200) at the same
@@ -328,15 +336,21 @@ class Identification:
 
 def _pinned_text(line: str, other: str) -> str:
     """What a line of :func:`_pin_scale` in ``alternatives`` says, for ``str()``: "at
-    <other> X the table pins it only to a to b, and none outside p to q fits at any
-    <other>"."""
+    <other> X the table pins it only to a' to b' (a to b fits), and none outside p to
+    q fits at any <other>", a to b the range that fits rounded inwards, a' and b' the
+    values just beyond it that bisection found not to fit, rounded outwards."""
     fitting = line.split(" to ", 1)
     low, high = fitting[0].split()[-1], fitting[1].split()[0]
     value = line.split(f" at {other} ", 1)[1].split()[0]
     outside = line.split("none outside ", 1)[1].split(" fits")[0]
+    if ", just beyond, do not" in line:
+        beyond = line.split("bisection: ", 1)[1].split(", just")[0].split(" and ")
+        pins = f"pins it only to {beyond[0]} to {beyond[1]} ({low} to {high} fits)"
+    else:
+        pins = f"fits it from {low} to {high}"
     return (
-        f"at {other} {value} the table pins it only to {low} to {high}, and none "
-        f"outside {outside} fits at any {other}"
+        f"at {other} {value} the table {pins}, and none outside {outside} fits at "
+        f"any {other}"
     )
 
 
@@ -1215,6 +1229,13 @@ def _identify_reading(
     searched = list(
         dict.fromkeys(candidates[:6] + [found[0] for _, _, found in fitted] + [closest])
     )
+    # In half precision, float32 angles far out leave so wide an envelope that a
+    # neighbouring decimal of min_timescale can fit there too (tensor2tensor's 16 x 5
+    # table with min_timescale 2/3 fits min_timescale 0.667 at position -348486 in
+    # float16): in half precision a fit with float32 angles whose rows start farther
+    # from 0 than their own span is kept only if no other searched candidate, and
+    # not the second pass (_pin_scale), fits nearer 0.
+    far: Identification | None = None
     for angle_bits, wide, among in (
         (53, False, searched),
         (53, True, searched[:1] + [closest]),
@@ -1230,21 +1251,39 @@ def _identify_reading(
             )
             if offset is not None:
                 found = accept(offset, angle_bits)
-                if found is not None:
+                if found is None:
+                    continue
+                if angle_bits == 53 or bits > _PIN_BITS or abs(found.offset) < n:
                     return found
+                if far is None or abs(found.offset) < abs(far.offset):
+                    far = found
     unsure = ""
-    if (
+    pin = (
         scales != [1.0]
         and given is None
         and bits <= _PIN_BITS
         and len(live) <= _PIN_ROWS
-    ):
+    )
+    if far is not None and not pin:
+        return far
+    if pin:
+        # the second pass, also when the first found only a fit far from 0: the one
+        # nearer 0 wins
         pinned = _pin_scale(
             data, reading, live, run, bits, zero_rows, zero_columns, fit, n, measured
         )
-        if isinstance(pinned, Identification):
+        if isinstance(pinned, Identification) and (
+            far is None or abs(pinned.offset) < abs(far.offset)
+        ):
             return pinned
-        unsure = "; " + pinned
+        if far is not None:
+            return far
+        unsure = (
+            "; " + pinned + " (the second pass searches the offset only with the "
+            "max_timescales that fit near the measured min_timescale: a table whose "
+            "rows start thousands of positions from 0 may be refused although "
+            "tensor2tensor's timescales fit it)"
+        )
     elif scales != [1.0]:
         unsure = (
             "; or tensor2tensor's frequencies with a min_timescale that "
@@ -1321,7 +1360,10 @@ def _first_slope(
     b**2)`` (``h``: half a storage spacing, far finer for an entry near 0 than near 1),
     plus float32's angle and sine errors (``2**-21 + |angle| 2**-22``); the rows are
     weighted by the inverse square of that bound, and the error bound is the tilt that
-    bounds of that size, each of the worst sign, would give."""
+    bounds of that size, each of the worst sign, would give. That bound holds only for
+    rows near position 0: float32 angles at position ``p`` err by about ``|p w|
+    2**-24``, which the unwrapped angle from row 0 does not see (so the refusals do not
+    print it)."""
     a = data[run, reading.sin[0]]
     b = data[run, reading.cos[0]]
     theta = np.unwrap(np.arctan2(a, b))
@@ -1354,13 +1396,17 @@ def _shortest_decimal(low: float, high: float) -> float:
     return middle
 
 
-def _edge(fits: Any, inside: float, step: float) -> float:
+def _edge(fits: Any, inside: float, step: float) -> tuple[float, float]:
     """The end of the range of ``x`` with ``fits(x)`` reached from ``inside`` (which
     fits) in the direction of ``step``: widen while the next value fits (at most 8
-    times, doubling the step), then bisect 16 times."""
+    times, doubling the step), then bisect 16 times. Returns the last value that fits
+    and the nearest value beyond it that was tried and does not fit (nan if every
+    value tried fits)."""
     outside = inside + step
+    failed = False
     for _ in range(8):
         if not fits(outside):
+            failed = True
             break
         inside, outside = outside, outside + step
         step *= 2
@@ -1369,8 +1415,21 @@ def _edge(fits: Any, inside: float, step: float) -> float:
         if fits(middle):
             inside = middle
         else:
-            outside = middle
-    return inside
+            outside, failed = middle, True
+    if not failed and fits(outside):
+        return outside, math.nan
+    return inside, outside
+
+
+def _beyond(ends: list[tuple[float, float]]) -> str:
+    """What :func:`_edge`'s two ends say beyond the range that fits: ": a' and b',
+    just beyond, do not", each rounded outwards to 9 digits (empty if one is nan)."""
+    if math.isnan(ends[0][1]) or math.isnan(ends[1][1]):
+        return ""
+    return (
+        f": {_digits(ends[0][1], False)} and {_digits(ends[1][1], True)}, just "
+        "beyond, do not"
+    )
 
 
 def _digits(value: float, up: bool) -> str:
@@ -1555,7 +1614,7 @@ def _pin_scale(
     and its shortest decimal; then ``M``'s range again at that ``m``. The ranges, each
     at the other timescale's reported value, and the polygon's extent go into
     ``alternatives``. Otherwise say what was seen."""
-    measured, error = _first_slope(data, reading, run, bits)
+    measured, _ = _first_slope(data, reading, run, bits)
     pairs = len(reading.sin)
     n_freq = pairs + (reading.lone is not None)
     sample = _sample(live)
@@ -1564,8 +1623,7 @@ def _pin_scale(
     )
     told = (
         f"or tensor2tensor's frequencies with a min_timescale near {measured:.9g} "
-        f"(the first pair's turn per row, pinned by the stored numbers to within "
-        f"{error:.2g})"
+        "(the first pair's measured turn per row)"
     )
     try:
         candidates = [c for c in fit(measured)[2] if c.family == "tensor2tensor"]
@@ -1594,32 +1652,38 @@ def _pin_scale(
             != "none"
         )
 
-    def base_range(scale: float, base: float, offset: int, step: float) -> list[float]:
+    def base_range(
+        scale: float, base: float, offset: int, step: float
+    ) -> list[tuple[float, float]]:
         """The ends of the range of max_timescale that fits at ``scale``, from ``base``
-        outwards in steps ``step`` (of its log)."""
+        outwards in steps ``step`` (of its log): (fits, beyond) at each end."""
         return [
-            math.exp(
+            (math.exp(edge[0]), math.exp(edge[1]))
+            for edge in (
                 _edge(
                     lambda v: fits(scale, math.exp(v), offset),
                     math.log(base),
                     s * step,
                 )
+                for s in (-1, 1)
             )
-            for s in (-1, 1)
         ]
 
-    def scale_range(scale: float, base: float, offset: int, step: float) -> list[float]:
+    def scale_range(
+        scale: float, base: float, offset: int, step: float
+    ) -> list[tuple[float, float]]:
         """The ends of the range of min_timescale that fits at ``base``, from ``scale``
-        outwards in steps ``step`` (of its log)."""
+        outwards in steps ``step`` (of its log): (fits, beyond) at each end."""
         return [
-            math.exp(
+            (math.exp(edge[0]), math.exp(edge[1]))
+            for edge in (
                 _edge(
                     lambda v: fits(math.exp(v), base, offset),
                     math.log(scale),
                     s * step,
                 )
+                for s in (-1, 1)
             )
-            for s in (-1, 1)
         ]
 
     offsets: list[int] = []
@@ -1717,19 +1781,21 @@ def _pin_scale(
         y_step = max((y_hi - y_lo) / 8, 1e-9)
 
         if free:  # max_timescale's shortest decimal at this min_timescale
-            choice = _shortest_decimal(*base_range(scale, base, offset, y_step))
+            ends = base_range(scale, base, offset, y_step)
+            choice = _shortest_decimal(ends[0][0], ends[1][0])
             base = choice if fits(scale, choice, offset) else base
         scale_ends = scale_range(scale, base, offset, step)
-        choice = _shortest_decimal(*scale_ends)
+        choice = _shortest_decimal(scale_ends[0][0], scale_ends[1][0])
         scale = choice if fits(choice, base, offset) else scale
         extra = []
         if free:
             ends = base_range(scale, base, offset, y_step)
             extra.append(
-                f"{_PINNED_BASE}{_digits(ends[0], True)} to "
-                f"{_digits(ends[1], False)} fits the table as well "
+                f"{_PINNED_BASE}{_digits(ends[0][0], True)} to "
+                f"{_digits(ends[1][0], False)} fits the table as well "
                 f"at min_timescale {_number(scale)} (its ends found by "
-                "bisection); at any min_timescale, none outside "
+                f"bisection{_beyond(ends)}); at any "
+                "min_timescale, none outside "
                 f"{_digits(math.exp(y_lo), False)} to "
                 f"{_digits(math.exp(y_hi), True)} fits"
             )
@@ -1753,9 +1819,10 @@ def _pin_scale(
             )
             continue
         line = (
-            f"{_PINNED}{_digits(scale_ends[0], True)} to "
-            f"{_digits(scale_ends[1], False)} fits the table as well at "
-            f"max_timescale {_number(base)} (its ends found by bisection); at any "
+            f"{_PINNED}{_digits(scale_ends[0][0], True)} to "
+            f"{_digits(scale_ends[1][0], False)} fits the table as well at "
+            f"max_timescale {_number(base)} (its ends found by bisection"
+            f"{_beyond(scale_ends)}); at any "
             f"max_timescale, none outside {_digits(math.exp(x_lo), False)} to "
             f"{_digits(math.exp(x_hi), True)} fits"
         )
@@ -1975,7 +2042,12 @@ def identify(table: ArrayLike) -> Identification:
     few frequencies can fit several offsets whose differences are nearly multiples of
     every wavelength (a single pair: integers nearly a multiple of :math:`2\pi` apart,
     chapter 4); with float64 angles the best fit is the right one unless the stored
-    numbers cannot tell them apart.
+    numbers cannot tell them apart. In a half-precision table a fit with float32 angles
+    whose rows start farther from 0 than the table has rows is returned only if no other
+    candidate searched, and not the second pass for ``min_timescale``, fits nearer 0:
+    those envelopes are wide enough far out for a neighbouring decimal of
+    ``min_timescale`` to fit (tensor2tensor's 16 x 5 table with ``min_timescale`` 2/3
+    and ``max_timescale`` 3 fits ``min_timescale`` 0.667 at offset -348486 in float16).
 
     **Time.** Every entry is compared with the rebuilt table, in blocks of rows; the
     time grows with the number of entries. An 8192 x 1024 table takes a few seconds
@@ -1987,9 +2059,13 @@ def identify(table: ArrayLike) -> Identification:
     float16 1.7 to 7.1 s, the first 32 columns of a width-512 table with float32
     angles, 40 rows, 5.6 to 14.7 s. The second pass for ``min_timescale`` (see
     :class:`Identification`) runs only on half-precision tables of at most 256 rows
-    whose first pass failed: DETR's normalized tables of 8 to 40 rows and 64 or 128
-    features (both timescales pinned by it) took 1.2 to 5.9 s in float16 and 1.8 to
-    6.2 s in bfloat16 (each measured once, load about 7).
+    whose first pass failed or fitted only far from 0 (see the offset), and serves
+    rows starting near position 0 (tables whose rows start thousands of positions on
+    may be refused): DETR's normalized tables of 8 to 40 rows and 64 or 128 features
+    (both timescales pinned by it) took 1.2 to 5.9 s in float16 and 1.8 to 6.2 s in
+    bfloat16 (each measured once, load about 7).
+    Times vary severalfold with the machine's load (one of these tables took 7.1 s
+    at a load of 4 to 5, above the 6.2 s given here).
 
     **The rebuilt table** is computed like :func:`sinusoidal`'s first rows: frequencies
     in double-double arithmetic, the angle reduced exactly, each entry within about half

@@ -1197,3 +1197,84 @@ def test_second_pass_only_for_half_precision_tables_with_few_rows(monkeypatch):
         message = refused_with(table)  # not AssertionError: no second pass
         if table.dtype == np.float16:
             assert "only in half-precision tables of at most 256 rows" in message
+
+
+def test_refusal_far_from_zero_states_no_false_bound():
+    # 32 x 32, min_timescale 2/3, rows from position 20000, float16: the first pair's
+    # measured turn per row is off by about 2.3e-5 (float32 angles there err by about
+    # |p w| 2**-24 per row), far more than the stored numbers alone would allow; the
+    # refusal must not state that smaller bound, and says the second pass's scope
+    signal = transcriptions.tensor2tensor(
+        32, 32, min_timescale=2 / 3, start_index=20000
+    )
+    message = refused_with(signal[0].astype(np.float16))
+    assert "min_timescale near 0.66668" in message
+    assert "pinned by the stored numbers" not in message
+    assert "within" not in message.split("min_timescale near", 1)[1]
+    assert "rows start thousands of positions from 0 may be refused" in message
+
+
+def test_second_pass_scope_rows_far_from_zero_refused_without_blame():
+    # 16 x 32, min_timescale 2/3, max_timescale 10000, rows from position 8000, in
+    # float16: the true timescales fit, but the second pass searches the offset only
+    # near the measured min_timescale; the refusal says so (identify's Notes and
+    # min_timescale say this scope)
+    signal = transcriptions.tensor2tensor(16, 32, min_timescale=2 / 3, start_index=8000)
+    message = refused_with(signal[0].astype(np.float16))
+    assert (
+        "a table whose rows start thousands of positions from 0 may be refused "
+        "although tensor2tensor's timescales fit it" in message
+    )
+
+
+@pytest.mark.parametrize("low, dtype", [(2 / 3, "bfloat16"), (0.123456, np.float16)])
+def test_pinned_range_printed_ends_fit_and_beyond_do_not(low, dtype):
+    # "pins it only to a' to b'": a' and b' are the values bisection found not to fit,
+    # rounded outwards; a to b (rounded inwards) fit. Checked with identify's own
+    # criterion (the claim is about which values that criterion accepts)
+    from pelib import _identify as identify_module
+
+    stored = _store(transcriptions.tensor2tensor(16, 32, min_timescale=low)[0], dtype)
+    ident = pelib.identify(stored)
+    line = next(a for a in ident.alternatives if a.startswith("min_timescale any"))
+    a, b, at, _, _ = _pinned(ident)["min_timescale"]
+    beyond = line.split("bisection: ")[1].split(", just beyond")[0].split(" and ")
+    a_out, b_out = float(beyond[0]), float(beyond[1])
+    assert a_out < a <= b < b_out
+    assert (
+        f"pins it only to {beyond[0]} to {beyond[1]} ({a:.9g} to {b:.9g} fits)"
+        in str(ident)
+    )
+    data = np.asarray(stored).astype(np.float64)
+    bits = identify_module._storage_bits(np.asarray(stored))
+    reading = next(
+        r for r in identify_module._readings(np.arange(32)) if r.layout == "concat"
+    )
+    live = np.arange(len(stored))
+
+    def fits(scale):
+        freq = identify_module._accurate("tensor2tensor", at, 32, 16, scale)
+        return (
+            identify_module._check(data, reading, live, freq, 0, at, bits)[0] != "none"
+        )
+
+    assert fits(a) and fits(b) and fits(low)
+    assert not fits(a_out) and not fits(b_out)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, "bfloat16"])
+def test_few_frequencies_far_fit_of_a_neighbouring_decimal_not_taken(dtype):
+    # tensor2tensor's 16 x 5 table, min_timescale 2/3, max_timescale 3, rows from 0,
+    # in half precision: with two frequencies, float32 angles' wide envelope far out
+    # let min_timescale 0.667 (float16) or 0.67 (bfloat16) fit at offsets -348486 and
+    # -222256; a fit nearer 0 (another candidate, or the second pass) is preferred
+    signal = transcriptions.tensor2tensor(16, 5, min_timescale=2 / 3, max_timescale=3)
+    ident = pelib.identify(_store(signal[0], dtype))
+    expect(ident, frequencies="tensor2tensor", base=3.0, offset=0, zero_columns=(4,))
+    assert "row r holds position r;" in str(ident)
+    pinned = _pinned(ident).get("min_timescale")
+    if pinned is None:  # one decimal, which 2/3 rounds to at its digits
+        digits = len(repr(ident.min_timescale).split(".")[1])
+        assert round(2 / 3, digits) == ident.min_timescale
+    else:  # its pinned range, ends rounded inwards, holds 2/3
+        assert pinned[0] <= 2 / 3 <= pinned[1]
