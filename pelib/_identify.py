@@ -1652,38 +1652,17 @@ def _pin_scale(
             != "none"
         )
 
-    def base_range(
-        scale: float, base: float, offset: int, step: float
-    ) -> list[tuple[float, float]]:
-        """The ends of the range of max_timescale that fits at ``scale``, from ``base``
-        outwards in steps ``step`` (of its log): (fits, beyond) at each end."""
+    def log_range(accepts: Any, start: float, step: float) -> list[tuple[float, float]]:
+        """The ends of the range of positive values that ``accepts``, from ``start``
+        outwards in steps ``step`` (of the log): (fits, beyond) at each end."""
         return [
-            (math.exp(edge[0]), math.exp(edge[1]))
-            for edge in (
-                _edge(
-                    lambda v: fits(scale, math.exp(v), offset),
-                    math.log(base),
-                    s * step,
+            tuple(
+                math.exp(v)
+                for v in _edge(
+                    lambda v: accepts(math.exp(v)), math.log(start), s * step
                 )
-                for s in (-1, 1)
             )
-        ]
-
-    def scale_range(
-        scale: float, base: float, offset: int, step: float
-    ) -> list[tuple[float, float]]:
-        """The ends of the range of min_timescale that fits at ``base``, from ``scale``
-        outwards in steps ``step`` (of its log): (fits, beyond) at each end."""
-        return [
-            (math.exp(edge[0]), math.exp(edge[1]))
-            for edge in (
-                _edge(
-                    lambda v: fits(math.exp(v), base, offset),
-                    math.log(scale),
-                    s * step,
-                )
-                for s in (-1, 1)
-            )
+            for s in (-1, 1)
         ]
 
     offsets: list[int] = []
@@ -1781,15 +1760,15 @@ def _pin_scale(
         y_step = max((y_hi - y_lo) / 8, 1e-9)
 
         if free:  # max_timescale's shortest decimal at this min_timescale
-            ends = base_range(scale, base, offset, y_step)
+            ends = log_range(lambda b, m=scale, o=offset: fits(m, b, o), base, y_step)
             choice = _shortest_decimal(ends[0][0], ends[1][0])
             base = choice if fits(scale, choice, offset) else base
-        scale_ends = scale_range(scale, base, offset, step)
+        scale_ends = log_range(lambda m, b=base, o=offset: fits(m, b, o), scale, step)
         choice = _shortest_decimal(scale_ends[0][0], scale_ends[1][0])
         scale = choice if fits(choice, base, offset) else scale
         extra = []
         if free:
-            ends = base_range(scale, base, offset, y_step)
+            ends = log_range(lambda b, m=scale, o=offset: fits(m, b, o), base, y_step)
             extra.append(
                 f"{_PINNED_BASE}{_digits(ends[0][0], True)} to "
                 f"{_digits(ends[1][0], False)} fits the table as well "
