@@ -966,14 +966,36 @@ def _sample(live: np.ndarray) -> np.ndarray:
     return np.unique(np.concatenate([live[:_SAMPLE], middle, live[-_SAMPLE:]]))
 
 
+class _Table(NamedTuple):
+    """The table being identified, as every step of the analysis reads it."""
+
+    data: np.ndarray  # the entries, as float64
+    live: np.ndarray  # the rows that are not all zero
+    run: np.ndarray  # the longest stretch of consecutive live rows (its first 4096)
+    bits: int  # significant bits of the storage format (see _storage_bits)
+    zero_rows: tuple[int, ...]
+    zero_columns: tuple[int, ...]
+
+
+def _longest_run(live: np.ndarray) -> np.ndarray:
+    """The rows the frequencies are measured from: the longest stretch of consecutive
+    live rows, its first 4096 (enough to measure every frequency to a few parts in
+    1e9)."""
+    return max(_runs(live), key=len)[:4096]
+
+
+class _Fit(NamedTuple):
+    """The frequencies measured from one first frequency: their ratio, its error, and
+    the conventions that give it."""
+
+    ratio: float | None  # None for a single frequency
+    log_error: float  # the error of log(ratio)
+    candidates: list[_Candidate]  # most preferred first
+
+
 def _identify_reading(
-    data: np.ndarray,
+    table: _Table,
     reading: _Reading,
-    live: np.ndarray,
-    run: np.ndarray,
-    bits: int,
-    zero_rows: tuple,
-    zero_columns: tuple,
     given: list[float] | None = None,
     given_base: float | None = None,
 ) -> Identification:
@@ -983,295 +1005,33 @@ def _identify_reading(
     ``given`` replaces the first frequencies tried for tensor2tensor's ``min_timescale``
     (the second pass of :func:`_pin_scale`, which does not search again), and
     ``given_base``, if given too, replaces the max_timescales tried with that one."""
-    n, width = data.shape
-    pairs = len(reading.sin)
-    n_freq = pairs + (reading.lone is not None)
-    core = width - len(zero_columns)
-    floor = 2.0 ** (2 - bits)
-    slopes = _slopes(data, reading, run, floor)
-    measured = slopes.omega
-    if slopes.scatter[0] > 0.05:
-        raise _Mismatch(
-            "the angle of the first (sine, cosine) pair does not advance "
-            "steadily "
-            f"down the rows (it strays {slopes.scatter[0]:.2g} radians rms "
-            "from a "
-            "straight line): the rows are not consecutive positions in "
-            "order "
-            + "("
-            + (_row_pattern(data, run) or "shuffled, or with rows missing")
-            + ")"
-        )
-    if measured[0] <= 0:
-        raise _Mismatch("the first pair turns backwards")
-    scales = [1.0]
-    if abs(measured[0] - 1) > max(10 * slopes.error[0], 1e-9):
-        # tensor2tensor's min_timescale multiplies every frequency: its first frequency
-        # is min_timescale. Every decimal rounding of the measured first frequency
-        # within its error (the floor relative: 1e-9 of it) is tried, shortest first,
-        # and the measured value itself.
-        near = [
-            value
-            for _, value in _roundings(float(measured[0]))
-            if abs(value - measured[0]) <= max(10 * slopes.error[0], 1e-9 * measured[0])
-        ]
-        if pairs < 2:
-            raise _Mismatch(
-                "the first (sine, cosine) pair turns by "
-                f"{measured[0]:.12g} radians "
-                "per row, not by 1 (the paper's first frequency) and the "
-                "table has "
-                "no second pair to fit "
-                "tensor2tensor's min_timescale: are the positions scaled?"
-            )
-        scales = list(dict.fromkeys(near + [float(measured[0])]))
-        if given is not None:
-            scales = list(given)
-
-    def fit(scale: float) -> tuple[float | None, float, list[_Candidate]]:
-        """The ratio of the frequencies, its error, and the candidate conventions,
-        for the first frequency ``scale``."""
-        # The ratio r of the geometric frequencies w_i = r**i, weighted by how well each
-        # pair measures it.
-        if pairs >= 2:
-            i = np.arange(1, pairs)
-            good = measured[1:] > 0
-            if not np.all(measured[1:] > -10 * slopes.error[1:]):
-                raise _Mismatch("some pairs turn the other way from the first")
-            if not np.any(good):
-                raise _Mismatch("the pairs after the first do not turn")
-            # Angles formed in float32 are off by up to about |p w| 2**-23 in each row,
-            # and over a short run those errors can drift like a line, tilting a slope
-            # by up to twice their size over the run without any scatter about it. Their
-            # size shows in the scatter of the noisiest pairs, relative to each pair's
-            # frequency; that relative tilt is added to each slope's random error.
-            turning = measured > 0
-            relative = slopes.scatter[turning] / measured[turning]
-            tilt = (
-                4 * float(relative.max()) / max(len(run) - 1, 1)
-                if len(relative)
-                else 0.0
-            )
-            # of log(w_i)
-            sigma = np.hypot(slopes.error[1:][good] / measured[1:][good], tilt)
-            weight = (i[good] / sigma) ** 2
-            logs = np.log(measured[1:][good] / scale) / i[good]
-            log_ratio = float(np.sum(weight * logs) / np.sum(weight))
-            # 8 standard errors, and what the rounding of the code's own frequencies can
-            # tilt the slopes by
-            log_error = 8 / math.sqrt(float(np.sum(weight))) + 2.0 ** (5 - bits)
-            ratio = math.exp(log_ratio)
-            # tensor2tensor's grid with a min_timescale: every pair on scale * ratio**i
-            if scale != 1.0:
-                miss = np.abs(np.log(measured[1:][good] / scale) - i[good] * log_ratio)
-                if np.any(miss > 10 * sigma + i[good] * log_error):
-                    raise _Mismatch(
-                        "the first (sine, cosine) pair turns by "
-                        f"{measured[0]:.12g} "
-                        "radians per row, not by 1 (the paper's first "
-                        "frequency), and "
-                        "the frequencies are not geometric from it, as "
-                        "tensor2tensor's "
-                        "with a min_timescale would be: are the positions "
-                        "scaled, or "
-                        "the frequencies in another order?"
-                    )
-        elif reading.lone is not None:
-            ratio, error = _lone_frequency(data[:, reading.lone], run)
-            log_error = 8 * error / max(ratio, 1e-300) + 2.0 ** (5 - bits)
-        else:
-            ratio, log_error = None, 0.0
-        if ratio is not None and not 0 < ratio < 1:
-            raise _Mismatch(
-                "the frequencies do not fall from one pair to the next "
-                f"(ratio {ratio:.6g})"
-            )
-
-        if ratio is None:  # a single pair: every base gives the same table
-            candidates = [_Candidate("paper", width, 10000.0, ())]
-        else:
-            candidates = _candidates(
-                ratio,
-                log_error,
-                pairs,
-                n_freq,
-                width,
-                core,
-                reading.lone is not None,
-                reading.layout,
-                scale,
-            )
-            if given_base is not None and scale != 1.0:
-                candidates = [_Candidate("tensor2tensor", width, given_base, (), scale)]
-            if not candidates and scale != 1.0:
-                raise _Mismatch(
-                    "the first (sine, cosine) pair turns by "
-                    f"{measured[0]:.12g} radians "
-                    "per row, not by 1 (the paper's first frequency), "
-                    "and no tensor2tensor min_timescale and "
-                    "max_timescale give the "
-                    "ratio "
-                    f"{ratio:.9g} of the next ones: are the positions "
-                    "scaled, or the frequencies in another order?"
-                )
-            if not candidates:
-                raise _Mismatch(
-                    f"the frequencies fall by a ratio of {ratio:.9g} per "
-                    "pair, which no base gives"
-                )
-        return ratio, log_error, candidates
-
+    slopes = _steady_slopes(table, reading)
+    scales = _first_frequencies(slopes, len(reading.sin), given)
     fitted, failure = [], None
     for scale in scales:
         try:
-            fitted.append(fit(scale))
+            fitted.append(_fit(table, reading, slopes, scale, given_base))
         except _Mismatch as mismatch:
             failure = failure or mismatch
     if not fitted:
         raise failure
-    ratio = fitted[0][0]
-    ratios = {c.scale: r for r, _, found in fitted for c in found}
-    # the candidates of the shortest first frequency first
-    candidates = [c for _, _, found in fitted for c in found]
-    closest = (
-        min(
-            candidates,
-            key=lambda c: abs(_log_ratio(c, pairs) - math.log(ratios[c.scale])),
-        )
-        if ratio
-        else candidates[0]
-    )
-    sample = _sample(live)
-
-    def candidate_args(candidate: _Candidate) -> tuple:
-        c = candidate
-        return c.family, c.base, c.d_model, n_freq, c.scale
-
-    theta = np.arctan2(
-        data[np.ix_(sample, reading.sin)], data[np.ix_(sample, reading.cos)]
-    )
-    worst = None
-    tried: set[tuple[int, int, _Candidate]] = set()
-
-    def accept(offset: int, angle_bits: int) -> Identification | None:
-        """The most preferred candidate that puts every sampled angle within the
-        envelope at ``offset`` and whose rebuilt table matches every entry, or None."""
-        nonlocal worst
-        positions = sample + offset
-        for candidate in candidates:
-            if (offset, angle_bits, candidate) in tried:
-                continue
-            tried.add((offset, angle_bits, candidate))
-            omega = _frequencies(*candidate_args(candidate))
-            residual = np.abs(_wrap(theta - _angles(positions, omega[:pairs])))
-            angle = np.abs(
-                np.multiply.outer(
-                    positions.astype(np.float64), omega[:pairs].astype(np.float64)
-                )
-            )
-            if not np.all(
-                residual <= _angle_envelope(angle, candidate.base, bits, angle_bits)
-            ):
-                continue
-            freq = _accurate(*candidate_args(candidate))
-            angle_dtype, largest, worst = _check(
-                data, reading, live, freq, offset, candidate.base, bits
-            )
-            if angle_dtype in ("float64", "either") or (
-                angle_bits == 24 and angle_dtype != "none"
-            ):
-                return Identification(
-                    reading.layout,
-                    candidate.family,
-                    candidate.base,
-                    offset,
-                    zero_rows,
-                    zero_columns,
-                    angle_dtype,
-                    largest,
-                    candidate.d_model,
-                    width,
-                    candidate.scale,
-                    equally(offset, angle_bits, candidate),
-                )
-        return None
-
-    def equally(offset: int, angle_bits: int, chosen: _Candidate) -> tuple[str, ...]:
-        """Other descriptions (at most 3, the fewest digits of each family and width)
-        whose angles fit the sampled rows at ``offset`` within the same envelope."""
-        found, described = [(chosen.family, chosen.d_model)], []
-        for candidate in candidates:
-            if len(described) == 3 or (candidate.family, candidate.d_model) in found:
-                continue
-            omega = _frequencies(*candidate_args(candidate))
-            residual = np.abs(_wrap(theta - _angles(sample + offset, omega[:pairs])))
-            angle = np.abs(
-                np.multiply.outer(
-                    (sample + offset).astype(np.float64),
-                    omega[:pairs].astype(np.float64),
-                )
-            )
-            bound = _angle_envelope(angle, candidate.base, bits, angle_bits)
-            if not np.all(residual <= bound):
-                continue
-            found.append((candidate.family, candidate.d_model))
-            described.append(
-                _equivalent(candidate.family, candidate.base, candidate.d_model)
-            )
-        return tuple(described)
-
-    # The offset is searched with the preferred conventions and with the one closest to
-    # the measured ratio (which models the table's own, perhaps rounded, frequencies
-    # best): first near position 0, then over the whole range, with the envelope of
-    # float64 angles; then with that of float32 angles, which is informative only while
-    # the fast pairs' angle errors stay well below a radian. with several first
-    # frequencies, the most preferred candidate of each too
-    searched = list(
-        dict.fromkeys(candidates[:6] + [found[0] for _, _, found in fitted] + [closest])
-    )
-    # In half precision, float32 angles far out leave so wide an envelope that a
-    # neighbouring decimal of min_timescale can fit there too (tensor2tensor's 16 x 5
-    # table with min_timescale 2/3 fits min_timescale 0.667 at position -348486 in
-    # float16): in half precision a fit with float32 angles whose rows start farther
-    # from 0 than their own span is kept only if no other searched candidate, and
-    # not the second pass (_pin_scale), fits nearer 0.
-    far: Identification | None = None
-    for angle_bits, wide, among in (
-        (53, False, searched),
-        (53, True, searched[:1] + [closest]),
-        (24, True, searched),
-    ):
-        for candidate in dict.fromkeys(among):
-            omega = _frequencies(*candidate_args(candidate))
-            phase = np.angle(
-                np.exp(1j * (theta - _angles(sample, omega[:pairs]))).sum(axis=0)
-            )
-            offset = _search_offset(
-                phase, omega[:pairs], n, candidate.base, bits, angle_bits, wide=wide
-            )
-            if offset is not None:
-                found = accept(offset, angle_bits)
-                if found is None:
-                    continue
-                if angle_bits == 53 or bits > _PIN_BITS or abs(found.offset) < n:
-                    return found
-                if far is None or abs(found.offset) < abs(far.offset):
-                    far = found
-    unsure = ""
+    search = _Search(table, reading, fitted)
+    found, far = search.first_pass()
+    if found is not None:
+        return found
     pin = (
         scales != [1.0]
         and given is None
-        and bits <= _PIN_BITS
-        and len(live) <= _PIN_ROWS
+        and table.bits <= _PIN_BITS
+        and len(table.live) <= _PIN_ROWS
     )
     if far is not None and not pin:
         return far
+    unsure = ""
     if pin:
         # the second pass, also when the first found only a fit far from 0: the one
         # nearer 0 wins
-        pinned = _pin_scale(
-            data, reading, live, run, bits, zero_rows, zero_columns, fit, n, measured
-        )
+        pinned = _pin_scale(search, slopes)
         if isinstance(pinned, Identification) and (
             far is None or abs(pinned.offset) < abs(far.offset)
         ):
@@ -1285,38 +1045,413 @@ def _identify_reading(
             "tensor2tensor's timescales fit it)"
         )
     elif scales != [1.0]:
-        unsure = (
-            "; or tensor2tensor's frequencies with a min_timescale that "
-            "no decimal near the first pair's measured "
-            f"{measured[0]:.7g} radians per row (known to about "
-            f"{10 * slopes.error[0]:.1g}) reproduces: identify tries only "
-            "those decimals and the measured value (and pins the timescales "
-            "from the stored numbers only in half-precision tables of at most "
-            f"{_PIN_ROWS} rows), and at this storage "
-            "precision and number of rows they may not pin it down"
-        )
-    if worst is not None:
-        row, column, deviation, envelope = worst
+        unsure = _unpinned_scale(slopes)
+    raise search.refusal(unsure)
+
+
+def _steady_slopes(table: _Table, reading: _Reading) -> _Slopes:
+    """Each pair's turn per row, measured along the run, if the first pair turns
+    steadily forwards down the rows (else _Mismatch)."""
+    floor = 2.0 ** (2 - table.bits)
+    slopes = _slopes(table.data, reading, table.run, floor)
+    if slopes.scatter[0] > 0.05:
         raise _Mismatch(
-            f"the closest convention misses row {row}, column {column} by "
-            f"{deviation:.3g}, more "
-            f"than angles formed in float32 explain ({envelope:.3g}): "
-            "noise, or "
-            "a table computed some other way" + unsure
+            "the angle of the first (sine, cosine) pair does not advance steadily "
+            f"down the rows (it strays {slopes.scatter[0]:.2g} radians rms from a "
+            "straight line): the rows are not consecutive positions in order ("
+            + (_row_pattern(table.data, table.run) or "shuffled, or with rows missing")
+            + ")"
         )
-    for candidate in searched[:2]:  # loosely: angles within about 1e-3 radians
-        omega = _frequencies(*candidate_args(candidate))
-        turn = np.exp(1j * (theta - _angles(sample, omega[:pairs])))
-        phase = np.angle(turn.sum(axis=0))
-        offset = _search_offset(
-            phase, omega[:pairs], n, candidate.base, 12, 53, wide=False
+    if slopes.omega[0] <= 0:
+        raise _Mismatch("the first pair turns backwards")
+    return slopes
+
+
+def _first_frequencies(
+    slopes: _Slopes, pairs: int, given: list[float] | None
+) -> list[float]:
+    """The first frequencies to try: 1 (the paper's, and tensor2tensor's without a
+    min_timescale) if the first pair measures it, else the measured one's decimals.
+
+    tensor2tensor's min_timescale multiplies every frequency: its first frequency is
+    min_timescale. Every decimal rounding of the measured first frequency within its
+    error (the floor relative: 1e-9 of it) is tried, shortest first, and the measured
+    value itself; ``given`` replaces them."""
+    first, error = slopes.omega[0], slopes.error[0]
+    if not abs(first - 1) > max(10 * error, 1e-9):
+        return [1.0]
+    near = [
+        value
+        for _, value in _roundings(float(first))
+        if abs(value - first) <= max(10 * error, 1e-9 * first)
+    ]
+    if pairs < 2:
+        raise _Mismatch(
+            f"the first (sine, cosine) pair turns by {first:.12g} radians per row, "
+            "not by 1 (the paper's first frequency) and the table has no second pair "
+            "to fit tensor2tensor's min_timescale: are the positions scaled?"
         )
-        if offset is not None:
-            freq = _accurate(*candidate_args(candidate))
-            exact = _rebuild(live.astype(np.int64) + offset, reading, freq, width)
-            deviation = np.abs(data[live] - exact)
+    if given is not None:
+        return list(given)
+    return list(dict.fromkeys(near + [float(first)]))
+
+
+def _fit(
+    table: _Table,
+    reading: _Reading,
+    slopes: _Slopes,
+    scale: float,
+    given_base: float | None = None,
+) -> _Fit:
+    """The ratio of the frequencies, its error, and the candidate conventions, for the
+    first frequency ``scale``."""
+    pairs = len(reading.sin)
+    if pairs >= 2:
+        ratio, log_error = _geometric_ratio(slopes, scale, len(table.run), table.bits)
+    elif reading.lone is not None:
+        ratio, error = _lone_frequency(table.data[:, reading.lone], table.run)
+        log_error = 8 * error / max(ratio, 1e-300) + 2.0 ** (5 - table.bits)
+    else:  # a single pair: every base gives the same table
+        width = table.data.shape[1]
+        return _Fit(None, 0.0, [_Candidate("paper", width, 10000.0, ())])
+    if not 0 < ratio < 1:
+        raise _Mismatch(
+            f"the frequencies do not fall from one pair to the next (ratio {ratio:.6g})"
+        )
+    candidates = _fit_candidates(table, reading, ratio, log_error, scale, given_base)
+    if not candidates and scale != 1.0:
+        raise _Mismatch(
+            f"the first (sine, cosine) pair turns by {slopes.omega[0]:.12g} radians "
+            "per row, not by 1 (the paper's first frequency), and no tensor2tensor "
+            "min_timescale and max_timescale give the ratio "
+            f"{ratio:.9g} of the next ones: are the positions scaled, or the "
+            "frequencies in another order?"
+        )
+    if not candidates:
+        raise _Mismatch(
+            f"the frequencies fall by a ratio of {ratio:.9g} per pair, which no base "
+            "gives"
+        )
+    return _Fit(ratio, log_error, candidates)
+
+
+def _geometric_ratio(
+    slopes: _Slopes, scale: float, rows: int, bits: int
+) -> tuple[float, float]:
+    """The ratio r of geometric frequencies ``w_i = scale * r**i`` that the measured
+    turns of the pairs after the first give, and the error of ``log r``.
+
+    Each pair weighs as well as it measures r. Angles formed in float32 are off by up
+    to about ``|p w| 2**-23`` in each row, and over a short run those errors can drift
+    like a line, tilting a slope by up to twice their size over the run without any
+    scatter about it. Their size shows in the scatter of the noisiest pairs, relative
+    to each pair's frequency; that relative tilt is added to each slope's random
+    error."""
+    measured = slopes.omega
+    i = np.arange(1, len(measured))
+    good = measured[1:] > 0
+    if not np.all(measured[1:] > -10 * slopes.error[1:]):
+        raise _Mismatch("some pairs turn the other way from the first")
+    if not np.any(good):
+        raise _Mismatch("the pairs after the first do not turn")
+    turning = measured > 0
+    relative = slopes.scatter[turning] / measured[turning]
+    tilt = 4 * float(relative.max()) / max(rows - 1, 1) if len(relative) else 0.0
+    # of log(w_i)
+    sigma = np.hypot(slopes.error[1:][good] / measured[1:][good], tilt)
+    weight = (i[good] / sigma) ** 2
+    logs = np.log(measured[1:][good] / scale) / i[good]
+    log_ratio = float(np.sum(weight * logs) / np.sum(weight))
+    # 8 standard errors, and what the rounding of the code's own frequencies can tilt
+    # the slopes by
+    log_error = 8 / math.sqrt(float(np.sum(weight))) + 2.0 ** (5 - bits)
+    # tensor2tensor's grid with a min_timescale: every pair on scale * ratio**i
+    if scale != 1.0:
+        miss = np.abs(np.log(measured[1:][good] / scale) - i[good] * log_ratio)
+        if np.any(miss > 10 * sigma + i[good] * log_error):
+            raise _Mismatch(
+                f"the first (sine, cosine) pair turns by {measured[0]:.12g} radians "
+                "per row, not by 1 (the paper's first frequency), and the frequencies "
+                "are not geometric from it, as tensor2tensor's with a min_timescale "
+                "would be: are the positions scaled, or the frequencies in another "
+                "order?"
+            )
+    return math.exp(log_ratio), log_error
+
+
+def _fit_candidates(
+    table: _Table,
+    reading: _Reading,
+    ratio: float,
+    log_error: float,
+    scale: float,
+    given_base: float | None,
+) -> list[_Candidate]:
+    """The conventions whose frequencies fall by ``ratio`` from ``scale`` (only
+    tensor2tensor's with max_timescale ``given_base``, if given with a scale)."""
+    width = table.data.shape[1]
+    pairs = len(reading.sin)
+    if given_base is not None and scale != 1.0:
+        return [_Candidate("tensor2tensor", width, given_base, (), scale)]
+    return _candidates(
+        ratio,
+        log_error,
+        pairs,
+        pairs + (reading.lone is not None),
+        width,
+        width - len(table.zero_columns),
+        reading.lone is not None,
+        reading.layout,
+        scale,
+    )
+
+
+def _closest(fitted: list[_Fit], pairs: int) -> _Candidate:
+    """The candidate whose ratio of frequencies is nearest the measured one (which
+    models the table's own, perhaps rounded, frequencies best); the first if a single
+    frequency measures no ratio."""
+    candidates = [c for fit in fitted for c in fit.candidates]
+    if not fitted[0].ratio:
+        return candidates[0]
+    ratios = {c.scale: fit.ratio for fit in fitted for c in fit.candidates}
+    return min(
+        candidates,
+        key=lambda c: abs(_log_ratio(c, pairs) - math.log(ratios[c.scale])),
+    )
+
+
+def _phase(theta: np.ndarray, sample: np.ndarray, omega: np.ndarray) -> np.ndarray:
+    """Each pair's angle at row 0, averaged over the sampled rows: the angles
+    ``theta`` less ``sample * omega``, summed as unit vectors."""
+    return np.angle(np.exp(1j * (theta - _angles(sample, omega))).sum(axis=0))
+
+
+def _angles_fit(
+    theta: np.ndarray,
+    positions: np.ndarray,
+    omega: np.ndarray,
+    base: float,
+    bits: int,
+    angle_bits: int,
+) -> bool:
+    """Whether the angles ``theta`` of the rows at ``positions`` are
+    ``positions * omega`` within the envelope of angles formed with ``angle_bits``
+    bits."""
+    residual = np.abs(_wrap(theta - _angles(positions, omega)))
+    angle = np.abs(
+        np.multiply.outer(positions.astype(np.float64), omega.astype(np.float64))
+    )
+    return bool(np.all(residual <= _angle_envelope(angle, base, bits, angle_bits)))
+
+
+def _unpinned_scale(slopes: _Slopes) -> str:
+    """What a refusal adds when no decimal of the measured first frequency fit and the
+    second pass did not run."""
+    return (
+        "; or tensor2tensor's frequencies with a min_timescale that no decimal near "
+        f"the first pair's measured {slopes.omega[0]:.7g} radians per row (known to "
+        f"about {10 * slopes.error[0]:.1g}) reproduces: identify tries only those "
+        "decimals and the measured value (and pins the timescales from the stored "
+        f"numbers only in half-precision tables of at most {_PIN_ROWS} rows), and at "
+        "this storage precision and number of rows they may not pin it down"
+    )
+
+
+class _Search:
+    """The search for a convention and an offset that reproduce the table under one
+    reading of its columns, among the candidates of the measured frequencies.
+
+    The sampled rows' pair angles ``theta`` decide which candidates and offsets are
+    worth a check of every entry (:func:`_check`); ``tried`` keeps any from being
+    checked twice, and ``worst`` is the worst entry of the last check, for the
+    refusal."""
+
+    def __init__(self, table: _Table, reading: _Reading, fitted: list[_Fit]) -> None:
+        self.table, self.reading = table, reading
+        self.pairs = len(reading.sin)
+        self.n_freq = self.pairs + (reading.lone is not None)
+        # the candidates of the shortest first frequency first
+        self.candidates = [c for fit in fitted for c in fit.candidates]
+        self.closest = _closest(fitted, self.pairs)
+        # The offset is searched with the preferred conventions and with the one
+        # closest to the measured ratio; with several first frequencies, the most
+        # preferred candidate of each too.
+        self.searched = list(
+            dict.fromkeys(
+                self.candidates[:6]
+                + [fit.candidates[0] for fit in fitted]
+                + [self.closest]
+            )
+        )
+        self.sample = _sample(table.live)
+        data = table.data
+        self.theta = np.arctan2(
+            data[np.ix_(self.sample, reading.sin)],
+            data[np.ix_(self.sample, reading.cos)],
+        )
+        self.tried: set[tuple[int, int, _Candidate]] = set()
+        self.worst: tuple[int, int, float, float] | None = None
+
+    def convention(self, candidate: _Candidate) -> tuple[str, float, int, int, float]:
+        """The arguments of :func:`_frequencies` and :func:`_accurate` for
+        ``candidate``."""
+        c = candidate
+        return c.family, c.base, c.d_model, self.n_freq, c.scale
+
+    def fits_angles(self, candidate: _Candidate, offset: int, angle_bits: int) -> bool:
+        """Whether ``candidate`` at ``offset`` puts every sampled angle within the
+        envelope of angles formed with ``angle_bits`` bits."""
+        omega = _frequencies(*self.convention(candidate))[: self.pairs]
+        positions = self.sample + offset
+        bits = self.table.bits
+        return _angles_fit(
+            self.theta, positions, omega, candidate.base, bits, angle_bits
+        )
+
+    def offset_of(
+        self, candidate: _Candidate, bits: int, angle_bits: int, wide: bool
+    ) -> int | None:
+        """The offset at which ``candidate``'s angles meet the sampled ones
+        (:func:`_search_offset` with the envelope of ``bits``-bit numbers), or
+        None."""
+        omega = _frequencies(*self.convention(candidate))[: self.pairs]
+        phase = _phase(self.theta, self.sample, omega)
+        rows = len(self.table.data)
+        return _search_offset(
+            phase, omega, rows, candidate.base, bits, angle_bits, wide=wide
+        )
+
+    def first_pass(self) -> tuple[Identification | None, Identification | None]:
+        """The first convention whose offset the search finds and whose table matches
+        every entry (or None), and, in half precision, a fit far from 0 kept in reserve
+        (or None).
+
+        The offset is searched first near position 0, then over the whole range, with
+        the envelope of float64 angles; then with that of float32 angles, which is
+        informative only while the fast pairs' angle errors stay well below a radian.
+        In half precision, float32 angles far out leave so wide an envelope that a
+        neighbouring decimal of min_timescale can fit there too (tensor2tensor's 16 x 5
+        table with min_timescale 2/3 fits min_timescale 0.667 at position -348486 in
+        float16): in half precision a fit with float32 angles whose rows start farther
+        from 0 than their own span is kept only if no other searched candidate, and not
+        the second pass (_pin_scale), fits nearer 0."""
+        table, far = self.table, None
+        for angle_bits, wide, among in (
+            (53, False, self.searched),
+            (53, True, self.searched[:1] + [self.closest]),
+            (24, True, self.searched),
+        ):
+            for candidate in dict.fromkeys(among):
+                offset = self.offset_of(candidate, table.bits, angle_bits, wide)
+                if offset is None:
+                    continue
+                found = self.accept(offset, angle_bits)
+                if found is None:
+                    continue
+                if (
+                    angle_bits == 53
+                    or table.bits > _PIN_BITS
+                    or abs(found.offset) < len(table.data)
+                ):
+                    return found, far
+                if far is None or abs(found.offset) < abs(far.offset):
+                    far = found
+        return None, far
+
+    def accept(self, offset: int, angle_bits: int) -> Identification | None:
+        """The most preferred candidate that puts every sampled angle within the
+        envelope at ``offset`` and whose rebuilt table matches every entry, or None."""
+        table, reading = self.table, self.reading
+        for candidate in self.candidates:
+            if (offset, angle_bits, candidate) in self.tried:
+                continue
+            self.tried.add((offset, angle_bits, candidate))
+            if not self.fits_angles(candidate, offset, angle_bits):
+                continue
+            freq = _accurate(*self.convention(candidate))
+            angle_dtype, largest, self.worst = _check(
+                table.data,
+                reading,
+                table.live,
+                freq,
+                offset,
+                candidate.base,
+                table.bits,
+            )
+            if angle_dtype in ("float64", "either") or (
+                angle_bits == 24 and angle_dtype != "none"
+            ):
+                return Identification(
+                    reading.layout,
+                    candidate.family,
+                    candidate.base,
+                    offset,
+                    table.zero_rows,
+                    table.zero_columns,
+                    angle_dtype,
+                    largest,
+                    candidate.d_model,
+                    table.data.shape[1],
+                    candidate.scale,
+                    self.equally(offset, angle_bits, candidate),
+                )
+        return None
+
+    def equally(
+        self, offset: int, angle_bits: int, chosen: _Candidate
+    ) -> tuple[str, ...]:
+        """Other descriptions (at most 3, the fewest digits of each family and width)
+        whose angles fit the sampled rows at ``offset`` within the same envelope."""
+        found, described = [(chosen.family, chosen.d_model)], []
+        for candidate in self.candidates:
+            if len(described) == 3 or (candidate.family, candidate.d_model) in found:
+                continue
+            if not self.fits_angles(candidate, offset, angle_bits):
+                continue
+            found.append((candidate.family, candidate.d_model))
+            described.append(
+                _equivalent(candidate.family, candidate.base, candidate.d_model)
+            )
+        return tuple(described)
+
+    def refusal(self, unsure: str) -> _Mismatch:
+        """Why no convention fits: the worst entry of the last check, else where the
+        closest convention within about 1e-3 radians misses, else that no offset
+        fits; ``unsure`` ends the message."""
+        if self.worst is not None:
+            row, column, deviation, envelope = self.worst
+            return _Mismatch(
+                f"the closest convention misses row {row}, column {column} by "
+                f"{deviation:.3g}, more than angles formed in float32 explain "
+                f"({envelope:.3g}): noise, or a table computed some other way" + unsure
+            )
+        near_miss = self.near_miss()
+        if near_miss is not None:
+            return near_miss
+        limit = _float32_limit(self.candidates[0].base)
+        return _Mismatch(
+            "no integer offset and base put every pair at its angle in every row, with "
+            f"angles formed in float64, or in float32 at positions below {limit:,} "
+            "(identify does not test float32 angles further out, where their errors "
+            "grow to a large fraction of a radian in the fast pairs): the rows are not "
+            "at integer positions, the positions are scaled, the frequencies are not "
+            "geometric, or the angles were formed in float32 far out" + unsure
+        )
+
+    def near_miss(self) -> _Mismatch | None:
+        """Where the closest convention misses most, if the first two searched put
+        every angle within about 1e-3 radians at some offset (else None)."""
+        table, reading = self.table, self.reading
+        width = table.data.shape[1]
+        for candidate in self.searched[:2]:  # loosely: angles within about 1e-3
+            offset = self.offset_of(candidate, 12, 53, wide=False)
+            if offset is None:
+                continue
+            freq = _accurate(*self.convention(candidate))
+            exact = _rebuild(table.live.astype(np.int64) + offset, reading, freq, width)
+            deviation = np.abs(table.data[table.live] - exact)
             row, column = np.unravel_index(int(np.argmax(deviation)), deviation.shape)
-            near_miss = Identification(
+            closest = Identification(
                 reading.layout,
                 candidate.family,
                 candidate.base,
@@ -1329,25 +1464,14 @@ def _identify_reading(
                 width,
                 candidate.scale,
             )
-            raise _Mismatch(
-                "the closest convention, "
-                f"{_LAYOUT_NAMES[reading.layout]} with "
-                f"{near_miss._frequency_text()}, "
-                f"{_position_text(offset)}, misses row "
-                f"{int(live[row])}, column {int(column)} by "
-                f"{deviation[row, column]:.2g}, more than angles formed in "
-                "float32 "
+            return _Mismatch(
+                f"the closest convention, {_LAYOUT_NAMES[reading.layout]} with "
+                f"{closest._frequency_text()}, {_position_text(offset)}, misses row "
+                f"{int(table.live[row])}, column {int(column)} by "
+                f"{deviation[row, column]:.2g}, more than angles formed in float32 "
                 "explain (noise, or a table computed some other way)"
             )
-    limit = _float32_limit(candidates[0].base)
-    raise _Mismatch(
-        "no integer offset and base put every pair at its angle in every row, with "
-        f"angles formed in float64, or in float32 at positions below {limit:,} "
-        "(identify does not test float32 angles further out, where their errors grow "
-        "to a large fraction of a radian in the fast pairs): the rows are not at "
-        "integer positions, the positions are scaled, the frequencies are not "
-        "geometric, or the angles were formed in float32 far out" + unsure
-    )
+        return None
 
 
 def _first_slope(
@@ -1587,18 +1711,7 @@ _PIN_BITS = 11  # ... stored in half precision (at most this many significant bi
 _PIN_BASES = 2  # preferred max_timescales _pin_scale tries first
 
 
-def _pin_scale(
-    data: np.ndarray,
-    reading: _Reading,
-    live: np.ndarray,
-    run: np.ndarray,
-    bits: int,
-    zero_rows: tuple,
-    zero_columns: tuple,
-    fit: Any,
-    n: int,
-    predicted: np.ndarray,
-) -> Identification | str:
+def _pin_scale(search: _Search, slopes: _Slopes) -> Identification | str:
     """The second pass for tensor2tensor's timescales when no decimal near the first
     measurement fits (half-precision tables of at most :data:`_PIN_ROWS` rows).
 
@@ -1614,64 +1727,23 @@ def _pin_scale(
     and its shortest decimal; then ``M``'s range again at that ``m``. The ranges, each
     at the other timescale's reported value, and the polygon's extent go into
     ``alternatives``. Otherwise say what was seen."""
-    measured, _ = _first_slope(data, reading, run, bits)
-    pairs = len(reading.sin)
-    n_freq = pairs + (reading.lone is not None)
-    sample = _sample(live)
-    theta = np.arctan2(
-        data[np.ix_(sample, reading.sin)], data[np.ix_(sample, reading.cos)]
-    )
+    table, reading = search.table, search.reading
+    measured, _ = _first_slope(table.data, reading, table.run, table.bits)
     told = (
         f"or tensor2tensor's frequencies with a min_timescale near {measured:.9g} "
         "(the first pair's measured turn per row)"
     )
     try:
-        candidates = [c for c in fit(measured)[2] if c.family == "tensor2tensor"]
+        fit = _fit(table, reading, slopes, measured)
     except _Mismatch:
         return told + ": the other pairs do not fall geometrically from it"
-    if not candidates or pairs < 2 or candidates[0].d_model // 2 < 2:
+    candidates = [c for c in fit.candidates if c.family == "tensor2tensor"]
+    if not candidates or search.pairs < 2 or candidates[0].d_model // 2 < 2:
         return told + ": no max_timescale gives the other pairs' ratio"
-    k = candidates[0].d_model // 2
-
-    def fits(scale: float, base: float, offset: int) -> bool:
-        if not base > scale:
-            return False
-        args = ("tensor2tensor", base, candidates[0].d_model, n_freq, scale)
-        omega = _frequencies(*args)
-        positions = sample + offset
-        residual = np.abs(_wrap(theta - _angles(positions, omega[:pairs])))
-        angle = np.abs(
-            np.multiply.outer(
-                positions.astype(np.float64), omega[:pairs].astype(np.float64)
-            )
-        )
-        if not np.all(residual <= _angle_envelope(angle, base, bits, 24)):
-            return False
-        return (
-            _check(data, reading, live, _accurate(*args), offset, base, bits)[0]
-            != "none"
-        )
-
-    def log_range(accepts: Any, start: float, step: float) -> list[tuple[float, float]]:
-        """The ends of the range of positive values that ``accepts``, from ``start``
-        outwards in steps ``step`` (of the log): (fits, beyond) at each end."""
-        return [
-            tuple(
-                math.exp(v)
-                for v in _edge(
-                    lambda v: accepts(math.exp(v)), math.log(start), s * step
-                )
-            )
-            for s in (-1, 1)
-        ]
-
+    pin = _Pin(search, candidates, measured, slopes.omega)
     offsets: list[int] = []
     for candidate in candidates[:6]:
-        omega = _frequencies(
-            candidate.family, candidate.base, candidate.d_model, n_freq, measured
-        )[:pairs]
-        phase = np.angle(np.exp(1j * (theta - _angles(sample, omega))).sum(axis=0))
-        offset = _search_offset(phase, omega, n, candidate.base, bits, 24)
+        offset = search.offset_of(candidate, table.bits, 24, wide=True)
         if offset is not None and offset not in offsets:
             offsets.append(offset)
     if not offsets:
@@ -1680,135 +1752,226 @@ def _pin_scale(
             + ": no offset puts the pairs at their angles with max_timescale "
             + " or ".join(_number(c.base) for c in candidates[:6])
         )
-    preferred = [c.base for c in candidates[:_PIN_BASES]]
     seen = []
     for offset in offsets[:2]:
-        where = _position_text(offset)
-        base = max(c.base for c in candidates[:6])
-        for _ in range(3):  # the envelope grows with max_timescale: until it covers it
-            low, high = _pinned_frequencies(
-                data, reading, live, bits, offset, predicted[:pairs], base
-            )
-            region = _region(low, high, k, math.log(measured))
-            extent = region.extent() if isinstance(region, _Region) else None
-            if extent is None or math.exp(extent[3]) <= base:
-                break
-            base = 1.01 * math.exp(extent[3])
-        if isinstance(region, str) or extent is None:
-            seen.append(
-                f"{where}: "
-                + (
-                    region
-                    if isinstance(region, str)
-                    else "the pairs' frequency ranges, which the stored "
-                    "numbers allow, admit no min_timescale and "
-                    "max_timescale together"
-                )
-            )
-            continue
-        x_lo, x_hi, y_lo, y_hi = extent
-        if (
-            y_hi >= x_lo + 59
-            or min(x_lo - math.log(measured), x_hi - math.log(measured)) <= -0.99
-            or (x_hi >= math.log(measured) + 0.99)
-        ):
-            seen.append(f"{where}: the rows do not bound max_timescale")
-            continue
-        lines = [(math.log(b), b) for b in preferred if y_lo <= math.log(b) <= y_hi]
-        middle, half = (y_lo + y_hi) / 2, (y_hi - y_lo) / 2
-        across = middle + half * np.linspace(-1.0, 1.0, _PIN_LINES)
-        order = np.argsort(
-            np.abs(np.arange(_PIN_LINES) - _PIN_LINES // 2), kind="stable"
-        )
-        lines += [(float(across[j]), math.exp(across[j])) for j in order]
-        found = None
-        grid_order = np.argsort(
-            np.abs(np.arange(_PIN_GRID) - _PIN_GRID // 2), kind="stable"
-        )
-        for y, base in lines:
-            left, right = region.slice(1, y)
-            if left > right:
-                continue
-            grid = (left + right) / 2 + (right - left) / 2 * np.linspace(
-                -1.0, 1.0, _PIN_GRID
-            )
-            for j in grid_order:
-                if fits(math.exp(grid[j]), base, offset):
-                    found = float(grid[j]), base, (right - left) / 8
-                    break
-            if found:
-                break
-        if found is None:
-            tried = " or ".join(
-                _number(b) for b in preferred if y_lo <= math.log(b) <= y_hi
-            )
-            seen.append(
-                f"{where}: the stored numbers allow min_timescale only from "
-                f"{_digits(math.exp(x_lo), False)} to "
-                f"{_digits(math.exp(x_hi), True)} and max_timescale only "
-                f"from {_digits(math.exp(y_lo), False)} to "
-                f"{_digits(math.exp(y_hi), True)}, and no min_timescale tried "
-                f"({_PIN_GRID} across that range on each line) fits every "
-                "entry with max_timescale "
-                + (tried + " or " if tried else "")
-                + f"any of {_PIN_LINES} values across its range"
-            )
-            continue
-        x, base, step = found
-        scale = math.exp(x)
-        free = base not in preferred
-        y_step = max((y_hi - y_lo) / 8, 1e-9)
-
-        if free:  # max_timescale's shortest decimal at this min_timescale
-            ends = log_range(lambda b, m=scale, o=offset: fits(m, b, o), base, y_step)
-            choice = _shortest_decimal(ends[0][0], ends[1][0])
-            base = choice if fits(scale, choice, offset) else base
-        scale_ends = log_range(lambda m, b=base, o=offset: fits(m, b, o), scale, step)
-        choice = _shortest_decimal(scale_ends[0][0], scale_ends[1][0])
-        scale = choice if fits(choice, base, offset) else scale
-        extra = []
-        if free:
-            ends = log_range(lambda b, m=scale, o=offset: fits(m, b, o), base, y_step)
-            extra.append(
-                f"{_PINNED_BASE}{_digits(ends[0][0], True)} to "
-                f"{_digits(ends[1][0], False)} fits the table as well "
-                f"at min_timescale {_number(scale)} (its ends found by "
-                f"bisection{_beyond(ends)}); at any "
-                "min_timescale, none outside "
-                f"{_digits(math.exp(y_lo), False)} to "
-                f"{_digits(math.exp(y_hi), True)} fits"
-            )
-        try:
-            ident = _identify_reading(
-                data,
-                reading,
-                live,
-                run,
-                bits,
-                zero_rows,
-                zero_columns,
-                given=[scale],
-                given_base=base,
-            )
-        except _Mismatch as mismatch:
-            seen.append(
-                f"{where}: with min_timescale {_number(scale)} and "
-                f"max_timescale {_number(base)}, which fit every entry, "
-                f"the table is still refused ({mismatch})"
-            )
-            continue
-        line = (
-            f"{_PINNED}{_digits(scale_ends[0][0], True)} to "
-            f"{_digits(scale_ends[1][0], False)} fits the table as well at "
-            f"max_timescale {_number(base)} (its ends found by bisection"
-            f"{_beyond(scale_ends)}); at any "
-            f"max_timescale, none outside {_digits(math.exp(x_lo), False)} to "
-            f"{_digits(math.exp(x_hi), True)} fits"
-        )
-        return dataclasses.replace(
-            ident, alternatives=(line, *extra) + ident.alternatives
-        )
+        pinned = _pin_at(pin, offset)
+        if isinstance(pinned, Identification):
+            return pinned
+        seen.append(f"{_position_text(offset)}: {pinned}")
     return told + ": " + "; ".join(seen)
+
+
+@dataclass(frozen=True, eq=False)
+class _Pin:
+    """What the second pass (:func:`_pin_scale`) works with: the search of one reading,
+    tensor2tensor's candidates at the measured first frequency, that frequency, and
+    every pair's measured frequency (which picks the winding of each angle)."""
+
+    search: _Search
+    candidates: list[_Candidate]
+    measured: float
+    predicted: np.ndarray
+
+    @property
+    def preferred(self) -> list[float]:
+        """The max_timescales tried first: the most preferred candidates'."""
+        return [c.base for c in self.candidates[:_PIN_BASES]]
+
+    def fits(self, scale: float, base: float, offset: int) -> bool:
+        """Whether min_timescale ``scale`` and max_timescale ``base`` at ``offset``
+        put every sampled angle, then every entry, within the envelope of float32
+        angles."""
+        if not base > scale:
+            return False
+        search, table = self.search, self.search.table
+        args = ("tensor2tensor", base, self.candidates[0].d_model, search.n_freq, scale)
+        omega = _frequencies(*args)[: search.pairs]
+        positions = search.sample + offset
+        if not _angles_fit(search.theta, positions, omega, base, table.bits, 24):
+            return False
+        freq = _accurate(*args)
+        verdict = _check(
+            table.data, search.reading, table.live, freq, offset, base, table.bits
+        )[0]
+        return verdict != "none"
+
+
+def _pin_at(pin: _Pin, offset: int) -> Identification | str:
+    """The table identified with the timescales pinned at ``offset``, their ranges
+    leading ``alternatives``; or what was seen there."""
+    bounds = _pin_bounds(pin, offset)
+    if isinstance(bounds, str):
+        return bounds
+    region, extent = bounds
+    found = _pin_grid(pin, region, extent, offset)
+    if found is None:
+        return _nothing_fits(pin, extent)
+    scale, base, scale_ends, extra = _pin_ranges(pin, found, extent, offset)
+    search = pin.search
+    try:
+        ident = _identify_reading(
+            search.table, search.reading, given=[scale], given_base=base
+        )
+    except _Mismatch as mismatch:
+        return (
+            f"with min_timescale {_number(scale)} and max_timescale {_number(base)}, "
+            f"which fit every entry, the table is still refused ({mismatch})"
+        )
+    x_lo, x_hi = extent[:2]
+    line = _range_line(_PINNED, scale_ends, "max_timescale", base, x_lo, x_hi)
+    return dataclasses.replace(ident, alternatives=(line, *extra) + ident.alternatives)
+
+
+def _pin_bounds(
+    pin: _Pin, offset: int
+) -> tuple[_Region, tuple[float, float, float, float]] | str:
+    """The polygon of (log min_timescale, log max_timescale) that the stored numbers
+    allow at ``offset`` and its extent, or why there is none that bounds
+    max_timescale."""
+    search, table = pin.search, pin.search.table
+    k = pin.candidates[0].d_model // 2
+    log_m = math.log(pin.measured)
+    base = max(c.base for c in pin.candidates[:6])
+    for _ in range(3):  # the envelope grows with max_timescale: until it covers it
+        low, high = _pinned_frequencies(
+            table.data,
+            search.reading,
+            table.live,
+            table.bits,
+            offset,
+            pin.predicted[: search.pairs],
+            base,
+        )
+        region = _region(low, high, k, log_m)
+        extent = region.extent() if isinstance(region, _Region) else None
+        if extent is None or math.exp(extent[3]) <= base:
+            break
+        base = 1.01 * math.exp(extent[3])
+    if isinstance(region, str):
+        return region
+    if extent is None:
+        return (
+            "the pairs' frequency ranges, which the stored numbers allow, admit no "
+            "min_timescale and max_timescale together"
+        )
+    x_lo, x_hi, y_lo, y_hi = extent
+    if (
+        y_hi >= x_lo + 59
+        or min(x_lo - log_m, x_hi - log_m) <= -0.99
+        or (x_hi >= log_m + 0.99)
+    ):
+        return "the rows do not bound max_timescale"
+    return region, extent
+
+
+def _middle_out(count: int) -> np.ndarray:
+    """The indices 0 .. count - 1 from the middle outwards (the lower first of two
+    at equal distance)."""
+    return np.argsort(np.abs(np.arange(count) - count // 2), kind="stable")
+
+
+def _pin_grid(
+    pin: _Pin, region: _Region, extent: tuple[float, ...], offset: int
+) -> tuple[float, float, float] | None:
+    """The first (log min_timescale, max_timescale) on the lines of fixed
+    max_timescale that fits every entry, with a step for widening the range of
+    min_timescale from it; or None."""
+    y_lo, y_hi = extent[2:]
+    lines = [(math.log(b), b) for b in pin.preferred if y_lo <= math.log(b) <= y_hi]
+    middle, half = (y_lo + y_hi) / 2, (y_hi - y_lo) / 2
+    across = middle + half * np.linspace(-1.0, 1.0, _PIN_LINES)
+    lines += [(float(across[j]), math.exp(across[j])) for j in _middle_out(_PIN_LINES)]
+    for y, base in lines:
+        left, right = region.slice(1, y)
+        if left > right:
+            continue
+        grid = (left + right) / 2 + (right - left) / 2 * np.linspace(
+            -1.0, 1.0, _PIN_GRID
+        )
+        for j in _middle_out(_PIN_GRID):
+            if pin.fits(math.exp(grid[j]), base, offset):
+                return float(grid[j]), base, (right - left) / 8
+    return None
+
+
+def _nothing_fits(pin: _Pin, extent: tuple[float, ...]) -> str:
+    """What the second pass saw when no timescales tried fit every entry."""
+    x_lo, x_hi, y_lo, y_hi = extent
+    tried = " or ".join(
+        _number(b) for b in pin.preferred if y_lo <= math.log(b) <= y_hi
+    )
+    return (
+        "the stored numbers allow min_timescale only from "
+        f"{_digits(math.exp(x_lo), False)} to {_digits(math.exp(x_hi), True)} and "
+        f"max_timescale only from {_digits(math.exp(y_lo), False)} to "
+        f"{_digits(math.exp(y_hi), True)}, and no min_timescale tried ({_PIN_GRID} "
+        "across that range on each line) fits every entry with max_timescale "
+        + (tried + " or " if tried else "")
+        + f"any of {_PIN_LINES} values across its range"
+    )
+
+
+def _pin_ranges(
+    pin: _Pin,
+    found: tuple[float, float, float],
+    extent: tuple[float, ...],
+    offset: int,
+) -> tuple[float, float, list[tuple[float, float]], list[str]]:
+    """The timescales to report, from the first that fit: the shortest decimal in
+    each one's range at the other's value; min_timescale's range; and the line for
+    ``alternatives`` that gives max_timescale's range, if it was not a preferred
+    one."""
+    x, base, step = found
+    scale = math.exp(x)
+    free = base not in pin.preferred
+    y_lo, y_hi = extent[2:]
+    y_step = max((y_hi - y_lo) / 8, 1e-9)
+    if free:  # max_timescale's shortest decimal at this min_timescale
+        ends = _log_range(lambda b, m=scale: pin.fits(m, b, offset), base, y_step)
+        choice = _shortest_decimal(ends[0][0], ends[1][0])
+        base = choice if pin.fits(scale, choice, offset) else base
+    scale_ends = _log_range(lambda m, b=base: pin.fits(m, b, offset), scale, step)
+    choice = _shortest_decimal(scale_ends[0][0], scale_ends[1][0])
+    scale = choice if pin.fits(choice, base, offset) else scale
+    extra = []
+    if free:
+        ends = _log_range(lambda b, m=scale: pin.fits(m, b, offset), base, y_step)
+        extra.append(
+            _range_line(_PINNED_BASE, ends, "min_timescale", scale, y_lo, y_hi)
+        )
+    return scale, base, scale_ends, extra
+
+
+def _log_range(accepts: Any, start: float, step: float) -> list[tuple[float, float]]:
+    """The ends of the range of positive values that ``accepts``, from ``start``
+    outwards in steps ``step`` (of the log): (fits, beyond) at each end."""
+    return [
+        tuple(
+            math.exp(v)
+            for v in _edge(lambda v: accepts(math.exp(v)), math.log(start), s * step)
+        )
+        for s in (-1, 1)
+    ]
+
+
+def _range_line(
+    prefix: str,
+    ends: list[tuple[float, float]],
+    other: str,
+    value: float,
+    log_low: float,
+    log_high: float,
+) -> str:
+    """A line of ``alternatives``: the range that fits at the other timescale's
+    reported ``value``, rounded inwards, the values just beyond it that do not, and
+    the range ``exp(log_low)`` to ``exp(log_high)`` outside which none fits."""
+    return (
+        f"{prefix}{_digits(ends[0][0], True)} to {_digits(ends[1][0], False)} fits the "
+        f"table as well at {other} {_number(value)} (its ends found by bisection"
+        f"{_beyond(ends)}); at any {other}, none outside "
+        f"{_digits(math.exp(log_low), False)} to {_digits(math.exp(log_high), True)} "
+        "fits"
+    )
 
 
 def _row_pattern(data: np.ndarray, run: np.ndarray) -> str:
@@ -2066,8 +2229,50 @@ def identify(table: ArrayLike) -> Identification:
 def _identify(array: np.ndarray, *, backwards: bool) -> Identification:
     """:func:`identify` of a validated array; ``backwards`` says whether to try the rows
     reversed."""
+    table, core, beyond = _prepare(array)
+    readings = _readings_on_circle(table, core)
+    if not readings:
+        raise _not_paired(table, core, beyond)
+    reasons = []
+    for reading in readings:
+        try:
+            ident = _identify_reading(table, reading)
+        except _Mismatch as mismatch:
+            reasons.append(f"read as {reading.layout.replace('_', ' ')}: {mismatch}")
+            continue
+        if ident.layout == "interleaved_cos_first":
+            raise ValueError(
+                "table holds the cosine in the even columns and the sine in the odd "
+                "ones (cos, sin, cos, sin, ...): with each pair swapped it would be "
+                f"{ident._frequency_text()}, {_position_text(ident.offset)}, "
+                "but every convention identify names puts the sine of a pair before "
+                "its cosine (the paper's PE(pos, 2i) = sin(pos / 10000**(2i/d))); "
+                "swap each pair of columns and ask again"
+            )
+        return ident
+    first = _backwards(table, readings) if backwards else None
+    if first is not None:
+        raise ValueError(
+            f"table runs backwards: row r holds position {first} - r (positions fall "
+            "down the rows); reverse its rows, table[::-1], and ask again"
+        )
+    # a reading that fails at once for the direction of its first pair says nothing
+    if len(reasons) > 1:
+        kept = [r for r in reasons if not r.endswith("the first pair turns backwards")]
+        reasons = kept or reasons
+    raise ValueError(
+        "table is not a sinusoidal encoding of a known convention: "
+        + "; ".join(reasons)
+        + ("." + beyond if beyond else "")
+    )
+
+
+def _prepare(array: np.ndarray) -> tuple[_Table, np.ndarray, str]:
+    """The table as the analysis reads it, its non-zero columns, and a sentence for
+    refusals if its entries reach slightly beyond 1; or ValueError if it is too small,
+    zero, scaled or constant to be a sinusoidal encoding."""
     data = array.astype(np.float64)
-    n, width = data.shape
+    n = len(data)
     if n < MIN_ROWS:
         raise ValueError(
             f"table must have at least {MIN_ROWS} rows (positions), got {n}"
@@ -2096,100 +2301,71 @@ def _identify(array: np.ndarray, *, backwards: bool) -> Identification:
     beyond = ""
     if largest > 1 + 2.0**-20:
         beyond = (
-            f" Its entries reach 1 + {largest - 1:.2g}, slightly outside [-1, "
-            "1]: noise, "
-            "or sines and cosines from an inexact recurrence, not a scaled "
+            f" Its entries reach 1 + {largest - 1:.2g}, slightly outside [-1, 1]: "
+            "noise, or sines and cosines from an inexact recurrence, not a scaled "
             "table."
         )
     if np.all(data[live] == data[live[0]]):
         raise ValueError(
             "table is not a sinusoidal encoding: every non-zero row is the same"
         )
-    runs = _runs(live)
-    run = max(runs, key=len)[
-        :4096
-    ]  # enough rows to measure every frequency to a few parts in 1e9
+    run = _longest_run(live)
     if len(run) < _MIN_RUN:
         raise ValueError(
             f"table needs at least {_MIN_RUN} consecutive non-zero rows to measure "
             f"frequencies, the longest run has {len(run)}"
         )
+    return _Table(data, live, run, bits, zero_rows, zero_columns), core, beyond
 
-    # Layouts that put every pair on the unit circle; the circle test does not see which
-    # column is the sine.
-    tolerance = max(2.0**-16, 16 * 2.0**-bits)
-    readings = []
-    sampled = _sample(live)
-    for reading in _readings(core):
+
+def _readings_on_circle(table: _Table, core: np.ndarray) -> list[_Reading]:
+    """The layouts that put every pair on the unit circle (the circle test does not
+    see which column is the sine)."""
+    tolerance = max(2.0**-16, 16 * 2.0**-table.bits)
+    sampled = _sample(table.live)
+    return [
+        reading
+        for reading in _readings(core)
         # the sampled rows first: a layout off the circle there is off it in the table
-        if all(_on_circle(data, reading, rows, tolerance) for rows in (sampled, live)):
-            readings.append(reading)
-    if not readings:
-        # Equal columns, leaving out constant ones (the cosine of a slow pair can round
-        # to 1 in every row, and neighbouring slow pairs can round to the same numbers:
-        # a stored table can have equal columns that its exact values do not; here no
-        # layout fits, so they are not that).
-        varying = core[np.ptp(data[np.ix_(live, core)], axis=0) > 0]
-        equal = _equal_columns(data, varying, live)
-        if equal:
-            raise ValueError(
-                f"table has equal columns ({', '.join(str(j) for j in equal[:4])}) and "
-                "no layout of (sine, cosine) pairs: this looks like a rotary (RoPE) "
-                "cos or sin cache, which repeats each angle (cat((freqs, freqs)) or "
-                "repeat_interleave); a rotary cache is not a position table"
-            )
-        radius = _common_radius(data, core, live)
-        if radius is not None:
-            raise ValueError(
-                f"table is a sinusoidal encoding scaled by {radius:.6g}: its (sine, "
-                "cosine) pairs lie on a circle of that radius, not 1; divide by it and "
-                "ask again"
-            )
-        raise ValueError(
-            "table is not a sinusoidal encoding: no layout of its columns into (sine, "
-            "cosine) pairs puts every pair on the unit circle (sin**2 + cos**2 = 1)."
-            + beyond
-            + (
-                _near_miss(data, core, live)
-                or _describe_columns(data, core, run, zero_rows)
-            )
+        if all(
+            _on_circle(table.data, reading, rows, tolerance)
+            for rows in (sampled, table.live)
         )
+    ]
 
-    reasons = []
-    for reading in readings:
-        try:
-            ident = _identify_reading(
-                data, reading, live, run, bits, zero_rows, zero_columns
-            )
-        except _Mismatch as mismatch:
-            reasons.append(f"read as {reading.layout.replace('_', ' ')}: {mismatch}")
-            continue
-        if ident.layout == "interleaved_cos_first":
-            raise ValueError(
-                "table holds the cosine in the even columns and the sine in the odd "
-                "ones (cos, sin, cos, sin, ...): with each pair swapped it would be "
-                f"{ident._frequency_text()}, {_position_text(ident.offset)}, "
-                "but every convention identify names puts the sine of a pair before "
-                "its cosine (the paper's PE(pos, 2i) = sin(pos / 10000**(2i/d))); "
-                "swap each pair of columns and ask again"
-            )
-        return ident
-    first = None
-    if backwards:
-        first = _backwards(data, readings, live, bits, zero_rows, zero_columns)
-    if first is not None:
-        raise ValueError(
-            f"table runs backwards: row r holds position {first} - r (positions fall "
-            "down the rows); reverse its rows, table[::-1], and ask again"
+
+def _not_paired(table: _Table, core: np.ndarray, beyond: str) -> ValueError:
+    """Why no layout puts the pairs on the unit circle: equal columns (a rotary cache),
+    a common radius (a scaled table), or what the columns are."""
+    data, live = table.data, table.live
+    # Equal columns, leaving out constant ones (the cosine of a slow pair can round to
+    # 1 in every row, and neighbouring slow pairs can round to the same numbers: a
+    # stored table can have equal columns that its exact values do not; here no layout
+    # fits, so they are not that).
+    varying = core[np.ptp(data[np.ix_(live, core)], axis=0) > 0]
+    equal = _equal_columns(data, varying, live)
+    if equal:
+        return ValueError(
+            f"table has equal columns ({', '.join(str(j) for j in equal[:4])}) and "
+            "no layout of (sine, cosine) pairs: this looks like a rotary (RoPE) "
+            "cos or sin cache, which repeats each angle (cat((freqs, freqs)) or "
+            "repeat_interleave); a rotary cache is not a position table"
         )
-    # a reading that fails at once for the direction of its first pair says nothing
-    if len(reasons) > 1:
-        kept = [r for r in reasons if not r.endswith("the first pair turns backwards")]
-        reasons = kept or reasons
-    raise ValueError(
-        "table is not a sinusoidal encoding of a known convention: "
-        + "; ".join(reasons)
-        + ("." + beyond if beyond else "")
+    radius = _common_radius(data, core, live)
+    if radius is not None:
+        return ValueError(
+            f"table is a sinusoidal encoding scaled by {radius:.6g}: its (sine, "
+            "cosine) pairs lie on a circle of that radius, not 1; divide by it and "
+            "ask again"
+        )
+    return ValueError(
+        "table is not a sinusoidal encoding: no layout of its columns into (sine, "
+        "cosine) pairs puts every pair on the unit circle (sin**2 + cos**2 = 1)."
+        + beyond
+        + (
+            _near_miss(data, core, live)
+            or _describe_columns(data, core, table.run, table.zero_rows)
+        )
     )
 
 
@@ -2304,30 +2480,26 @@ def _on_circle(
     return bool(np.abs(a * a + b * b - 1).max() <= tolerance)
 
 
-def _backwards(
-    data: np.ndarray,
-    readings: list[_Reading],
-    live: np.ndarray,
-    bits: int,
-    zero_rows: tuple,
-    zero_columns: tuple,
-) -> int | None:
+def _backwards(table: _Table, readings: list[_Reading]) -> int | None:
     """If the table with its rows reversed is a known convention, the position of the
     input's row 0.
 
     The same steps as :func:`_identify` on ``data[::-1]``, without repeating what
     reversing the rows does not change: the storage precision, the zero columns and the
     layouts on the circle (``readings``)."""
-    n = len(data)
-    reverse = np.ascontiguousarray(data[::-1])
-    live_r = np.sort(n - 1 - live)
-    zero_rows_r = tuple(sorted(n - 1 - r for r in zero_rows))
-    run = max(_runs(live_r), key=len)[:4096]  # as _identify chooses it
+    n = len(table.data)
+    live = np.sort(n - 1 - table.live)
+    reverse = _Table(
+        np.ascontiguousarray(table.data[::-1]),
+        live,
+        _longest_run(live),  # as _identify chooses it
+        table.bits,
+        tuple(sorted(n - 1 - r for r in table.zero_rows)),
+        table.zero_columns,
+    )
     for reading in readings:
         try:
-            ident = _identify_reading(
-                reverse, reading, live_r, run, bits, zero_rows_r, zero_columns
-            )
+            ident = _identify_reading(reverse, reading)
         except _Mismatch:
             continue
         if ident.layout == "interleaved_cos_first":

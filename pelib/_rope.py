@@ -7,7 +7,8 @@ Chapter 7 (:doc:`/notebooks/07_rope`) explains it; chapter 9
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -111,44 +112,83 @@ def apply_rope(
     if base is not None:
         base = _validate.real(base, "base", positive=True)
     layout = _validate.choice(layout, "layout", ROPE_LAYOUTS)
+    omega = _given_frequencies(frequencies, base, d)
+    attention_factor = _validate.real(
+        attention_factor, "attention_factor", positive=True
+    )
+    _check_positions(positions, x.shape)
+    _validate.fits(x.size, 8, "x")
+    if omega is None:
+        omega = _angular_frequencies(d, 10000.0 if base is None else base, np.float64)
+    cos, sin = _cos_sin(
+        np.broadcast_to(positions, x.shape[:-1]),
+        omega,
+        "base" if frequencies is None else "frequencies",
+        attention_factor,
+        x.dtype,
+    )
+    return _rotate_pairs(x, cos, sin, layout, attention_factor != 1.0)
+
+
+def _given_frequencies(
+    frequencies: ArrayLike | None, base: float | None, d: int
+) -> np.ndarray | None:
+    """The frequencies given to :func:`apply_rope`, checked (None if none are given;
+    refused together with ``base``)."""
     omega = None if frequencies is None else _pair_frequencies(frequencies, d)
     if omega is not None and base is not None:
         raise ValueError(
             "give base or frequencies, not both: frequencies replace the frequencies "
             f"base ** (-2i/d), got base={base!r} and frequencies"
         )
-    attention_factor = _validate.real(
-        attention_factor, "attention_factor", positive=True
-    )
+    return omega
+
+
+def _check_positions(positions: np.ndarray, shape: tuple[int, ...]) -> None:
+    """Refuse positions that do not broadcast to the rows of ``x`` (of ``shape``)
+    without adding axes."""
     try:
-        shape = np.broadcast_shapes(positions.shape, x.shape[:-1])
+        broadcast = np.broadcast_shapes(positions.shape, shape[:-1])
     except ValueError:
         raise ValueError(
             f"positions of shape {positions.shape} do not broadcast against "
-            f"x.shape[:-1] = {x.shape[:-1]}"
+            f"x.shape[:-1] = {shape[:-1]}"
         ) from None
-    if shape != x.shape[:-1]:
+    if broadcast != shape[:-1]:
         raise ValueError(
-            f"positions of shape {positions.shape} would add axes to x of shape "
-            f"{x.shape}"
+            f"positions of shape {positions.shape} would add axes to x of shape {shape}"
         )
-    _validate.fits(x.size, 8, "x")
-    if omega is None:
-        omega = _angular_frequencies(d, 10000.0 if base is None else base, np.float64)
-    with _validate.arithmetic(
-        "positions and " + ("base" if frequencies is None else "frequencies"),
-        "the angles p * w are",
-    ):
-        angles = np.multiply.outer(np.broadcast_to(positions, x.shape[:-1]), omega)
+
+
+def _cos_sin(
+    positions: np.ndarray,
+    omega: np.ndarray,
+    source: str,
+    attention_factor: float,
+    dtype: np.dtype,
+) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of the angles ``positions * omega``, times the attention factor, in
+    ``dtype``; ``source`` names what the frequencies came from, for messages."""
+    with _validate.arithmetic("positions and " + source, "the angles p * w are"):
+        angles = np.multiply.outer(positions, omega)
     cos, sin = np.cos(angles), np.sin(angles)
-    scaled = attention_factor != 1.0
     with _validate.arithmetic(
-        "attention_factor", f"cos and sin times attention_factor in {x.dtype} are"
+        "attention_factor", f"cos and sin times attention_factor in {dtype} are"
     ):
         # Hugging Face's attention_scaling: it multiplies cos and sin, not the result
-        if scaled:
+        if attention_factor != 1.0:
             cos, sin = cos * attention_factor, sin * attention_factor
-        cos, sin = cos.astype(x.dtype, copy=False), sin.astype(x.dtype, copy=False)
+        cos, sin = cos.astype(dtype, copy=False), sin.astype(dtype, copy=False)
+    return cos, sin
+
+
+def _rotate_pairs(
+    x: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str, scaled: bool
+) -> np.ndarray:
+    """Each pair ``(a, b)`` of ``x``, its columns as ``layout`` says, turned to
+    ``(a cos - b sin, a sin + b cos)``; ``scaled`` says whether cos and sin hold an
+    attention factor, for messages."""
+    d = x.shape[-1]
     first, second = (
         (slice(0, d // 2), slice(d // 2, d))
         if layout == "half"
@@ -460,54 +500,90 @@ def rope_scaling(
             "base must be a finite real number > 1 (frequencies that fall with the "
             f"pair index), got {base!r}"
         )
-    factor = _validate.real(factor, "factor", minimum=1)
-    options = {
-        "original_context": _optional_real(
-            original_context, "original_context", positive=True
-        ),
-        "context": _optional_real(context, "context", positive=True),
-        "beta_fast": _validate.real(beta_fast, "beta_fast", positive=True),
-        "beta_slow": _validate.real(beta_slow, "beta_slow", positive=True),
-        "truncate": _validate.boolean(truncate, "truncate"),
-        "mscale": _optional_real(mscale, "mscale", minimum=0),
-        "mscale_all_dim": _optional_real(mscale_all_dim, "mscale_all_dim", minimum=0),
-        "attention_factor": _optional_real(
-            attention_factor, "attention_factor", positive=True
-        ),
-        "low_freq_factor": _validate.real(
-            low_freq_factor, "low_freq_factor", positive=True
-        ),
-        "high_freq_factor": _validate.real(
-            high_freq_factor, "high_freq_factor", positive=True
-        ),
-    }
+    scaling = _Scaling(
+        d,
+        base,
+        _validate.real(factor, "factor", minimum=1),
+        _optional_real(original_context, "original_context", positive=True),
+        _optional_real(context, "context", positive=True),
+        _validate.real(beta_fast, "beta_fast", positive=True),
+        _validate.real(beta_slow, "beta_slow", positive=True),
+        _validate.boolean(truncate, "truncate"),
+        _optional_real(mscale, "mscale", minimum=0),
+        _optional_real(mscale_all_dim, "mscale_all_dim", minimum=0),
+        _optional_real(attention_factor, "attention_factor", positive=True),
+        _validate.real(low_freq_factor, "low_freq_factor", positive=True),
+        _validate.real(high_freq_factor, "high_freq_factor", positive=True),
+    )
+    _check_scaling(method, scaling)
+    named = _named(method, scaling)
+    theta = _angular_frequencies(d, base, np.float64)
+    with _validate.arithmetic(named, "the frequencies are"):
+        omega, attention = _METHODS[method](theta, scaling)
+    if not np.all(np.isfinite(omega) & (omega >= _SMALLEST_NORMAL)):
+        raise ValueError(
+            f"{named}: the frequencies underflow to 0 or to subnormal numbers (below "
+            f"{_SMALLEST_NORMAL:.4g}, where float64 loses precision); choose a smaller "
+            "factor or base"
+        )
+    return omega, attention
+
+
+class _Scaling(NamedTuple):
+    """The checked parameters of :func:`rope_scaling`, by name."""
+
+    d: int
+    base: float
+    factor: float
+    original_context: float | None
+    context: float | None
+    beta_fast: float
+    beta_slow: float
+    truncate: bool
+    mscale: float | None
+    mscale_all_dim: float | None
+    attention_factor: float | None
+    low_freq_factor: float
+    high_freq_factor: float
+
+
+def _check_scaling(method: str, scaling: _Scaling) -> None:
+    """Refuse options that ``method`` does not read (unless at their defaults), a
+    missing ``original_context``, and a YaRN ramp or a Llama 3 band that runs
+    backwards."""
     for name, (default, methods) in _SCALING_OPTIONS.items():
-        if method not in methods and options[name] != default:
+        value = getattr(scaling, name)
+        if method not in methods and value != default:
             readers = ("method " if len(methods) == 1 else "methods ") + ", ".join(
                 repr(m) for m in methods
             )
             raise ValueError(
                 f"{name} is read only by {readers}, not by {method!r}: leave it at its "
-                f"default {default!r}, got {options[name]!r}"
+                f"default {default!r}, got {value!r}"
             )
-    if options["original_context"] is None and method != "linear":
+    if scaling.original_context is None and method != "linear":
         raise ValueError(
             f"method {method!r} needs original_context, the context length the model "
             "was trained with"
         )
-    if method == "yarn" and options["beta_fast"] < options["beta_slow"]:
+    if method == "yarn" and scaling.beta_fast < scaling.beta_slow:
         raise ValueError(
             "beta_fast must be >= beta_slow (the turns above which pairs keep their "
             "frequency, and below which they are divided by the factor), got "
-            f"beta_fast={options['beta_fast']!r} and beta_slow={options['beta_slow']!r}"
+            f"beta_fast={scaling.beta_fast!r} and beta_slow={scaling.beta_slow!r}"
         )
-    if method == "llama3" and options["low_freq_factor"] >= options["high_freq_factor"]:
+    if method == "llama3" and scaling.low_freq_factor >= scaling.high_freq_factor:
         raise ValueError(
             "low_freq_factor must be < high_freq_factor (the band of wavelengths "
             "between original_context / high_freq_factor and original_context / "
-            f"low_freq_factor), got low_freq_factor={options['low_freq_factor']!r} and "
-            f"high_freq_factor={options['high_freq_factor']!r}"
+            f"low_freq_factor), got low_freq_factor={scaling.low_freq_factor!r} and "
+            f"high_freq_factor={scaling.high_freq_factor!r}"
         )
+
+
+def _named(method: str, scaling: _Scaling) -> str:
+    """The parameters that ``method``'s frequencies depend on, with their values, as
+    messages name them."""
     readers = (
         "base",
         "factor",
@@ -517,49 +593,22 @@ def rope_scaling(
             if method in methods and name in _FREQUENCY_OPTIONS
         ),
     )
-    given = {"base": base, "factor": factor, **options}
-    named = ", ".join(f"{name}={given[name]!r}" for name in readers)
-    theta = _angular_frequencies(d, base, np.float64)
-    attention = 1.0
-    with _validate.arithmetic(named, "the frequencies are"):
-        if method == "linear":
-            omega = theta / factor
-        elif method == "dynamic":
-            omega = _dynamic_ntk(
-                d, base, factor, options["original_context"], options["context"]
-            )
-        elif method == "yarn":
-            omega = _yarn(
-                theta,
-                d,
-                base,
-                factor,
-                options["original_context"],
-                options["beta_fast"],
-                options["beta_slow"],
-                options["truncate"],
-            )
-            attention = _yarn_attention(
-                factor,
-                options["mscale"],
-                options["mscale_all_dim"],
-                options["attention_factor"],
-            )
-        else:
-            omega = _llama3(
-                theta,
-                factor,
-                options["original_context"],
-                options["low_freq_factor"],
-                options["high_freq_factor"],
-            )
-    if not np.all(np.isfinite(omega) & (omega >= _SMALLEST_NORMAL)):
-        raise ValueError(
-            f"{named}: the frequencies underflow to 0 or to subnormal numbers (below "
-            f"{_SMALLEST_NORMAL:.4g}, where float64 loses precision); choose a smaller "
-            "factor or base"
-        )
-    return omega, attention
+    return ", ".join(f"{name}={getattr(scaling, name)!r}" for name in readers)
+
+
+def _yarn_scaling(theta: np.ndarray, scaling: _Scaling) -> tuple[np.ndarray, float]:
+    """YaRN's frequencies and attention factor."""
+    return _yarn(theta, scaling), _yarn_attention(scaling)
+
+
+#: The frequencies and attention factor of each method of :func:`rope_scaling`, from
+#: the default frequencies ``theta`` and the checked parameters.
+_METHODS: dict[str, Callable[[np.ndarray, _Scaling], tuple[np.ndarray, float]]] = {
+    "linear": lambda theta, s: (theta / s.factor, 1.0),
+    "dynamic": lambda theta, s: (_dynamic_ntk(s), 1.0),
+    "yarn": _yarn_scaling,
+    "llama3": lambda theta, s: (_llama3(theta, s), 1.0),
+}
 
 
 #: The parameters that the frequencies of a method depend on (beyond base and factor),
@@ -589,11 +638,10 @@ def _optional_real(value: Any, name: str, **limits: Any) -> float | None:
     return None if value is None else _validate.real(value, name, **limits)
 
 
-def _dynamic_ntk(
-    d: int, base: float, factor: float, original: float, context: float | None
-) -> np.ndarray:
+def _dynamic_ntk(scaling: _Scaling) -> np.ndarray:
     """Dynamic NTK: the default frequencies of a base grown with the context (Hugging
     Face's formula)."""
+    d, original, context = scaling.d, scaling.original_context, scaling.context
     if d == 2:
         # one pair, of frequency b'**0 = 1 for every b' (Hugging Face divides by
         # d - 2 = 0)
@@ -606,8 +654,10 @@ def _dynamic_ntk(
     ):
         # s c / L - (s - 1) written as 1 + s (c - L) / L: exactly 1, so the default, at
         # c = L
-        stretch = 1.0 + np.float64(factor) * ((np.float64(c) - original) / original)
-        scaled_base = np.float64(base) * stretch ** (d / (d - 2))
+        stretch = 1.0 + np.float64(scaling.factor) * (
+            (np.float64(c) - original) / original
+        )
+        scaled_base = np.float64(scaling.base) * stretch ** (d / (d - 2))
     return _angular_frequencies(d, float(scaled_base), np.float64)
 
 
@@ -636,21 +686,13 @@ def _correction_index(
     return (d * math.log(quotient)) / (2 * math.log(base))
 
 
-def _yarn(
-    theta: np.ndarray,
-    d: int,
-    base: float,
-    factor: float,
-    original: float,
-    beta_fast: float,
-    beta_slow: float,
-    truncate: bool,
-) -> np.ndarray:
+def _yarn(theta: np.ndarray, scaling: _Scaling) -> np.ndarray:
     """YaRN's frequencies: the ramp over pair indices between the correction bounds, as
     Hugging Face computes it."""
-    low = _correction_index(beta_fast, "beta_fast", d, base, original)
-    high = _correction_index(beta_slow, "beta_slow", d, base, original)
-    if truncate:
+    d, base, original = scaling.d, scaling.base, scaling.original_context
+    low = _correction_index(scaling.beta_fast, "beta_fast", d, base, original)
+    high = _correction_index(scaling.beta_slow, "beta_slow", d, base, original)
+    if scaling.truncate:
         low, high = math.floor(low), math.ceil(high)
     low, high = (
         float(max(low, 0)),
@@ -666,7 +708,7 @@ def _yarn(
     j = np.arange(d // 2)
     ramp = np.clip((j - low) / (high - low), 0.0, 1.0)
     keep = np.clip((high - j) / (high - low), 0.0, 1.0)
-    return ramp * theta / factor + keep * theta
+    return ramp * theta / scaling.factor + keep * theta
 
 
 def _mscale(factor: float, m: float) -> float:
@@ -674,16 +716,16 @@ def _mscale(factor: float, m: float) -> float:
     return 1.0 if factor <= 1 else 0.1 * m * math.log(factor) + 1.0
 
 
-def _yarn_attention(
-    factor: float,
-    mscale: float | None,
-    mscale_all_dim: float | None,
-    attention_factor: float | None,
-) -> float:
+def _yarn_attention(scaling: _Scaling) -> float:
     """Hugging Face's choice: the given factor, else mscale / mscale_all_dim when both
     are non-zero, else mu(s, 1)."""
-    if attention_factor is not None:
-        return attention_factor
+    if scaling.attention_factor is not None:
+        return scaling.attention_factor
+    factor, mscale, mscale_all_dim = (
+        scaling.factor,
+        scaling.mscale,
+        scaling.mscale_all_dim,
+    )
     if mscale and mscale_all_dim:
         # Python floats: an overflow gives inf (and inf / inf nan), which the check
         # below refuses
@@ -701,11 +743,11 @@ def _yarn_attention(
     )  # between 1 and 0.1 * 709.8 + 1 for every finite factor >= 1
 
 
-def _llama3(
-    theta: np.ndarray, factor: float, original: float, low: float, high: float
-) -> np.ndarray:
+def _llama3(theta: np.ndarray, scaling: _Scaling) -> np.ndarray:
     """Llama 3.1's frequencies: a blend linear in the turns L / wavelength between the
     two band limits."""
+    factor, original = scaling.factor, scaling.original_context
+    low, high = scaling.low_freq_factor, scaling.high_freq_factor
     turns = original * theta / (2 * math.pi)
     with np.errstate(
         over="ignore"

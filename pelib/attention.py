@@ -331,14 +331,10 @@ def head(
             "x must have shape (..., n, d_model) with n, d_model >= 1, got shape "
             f"{x.shape}"
         )
-    w_q, w_k = _matrix(w_q, "w_q"), _matrix(w_k, "w_k")
     d_model = x.shape[-1]
-    for name, w in (("w_q", w_q), ("w_k", w_k)):
-        if w.shape[0] != d_model:
-            raise ValueError(
-                f"{name} must have d_model = {d_model} rows (the width of x), got "
-                f"shape {w.shape}"
-            )
+    w_q, w_k = _matrix(w_q, "w_q"), _matrix(w_k, "w_k")
+    _check_rows("w_q", w_q, d_model)
+    _check_rows("w_k", w_k, d_model)
     if w_q.shape != w_k.shape:
         raise ValueError(
             f"w_q and w_k must have the same shape (d_model, d_k), got {w_q.shape} and "
@@ -346,13 +342,58 @@ def head(
         )
     if w_v is not None:
         w_v = _matrix(w_v, "w_v")
-        if w_v.shape[0] != d_model:
-            raise ValueError(
-                f"w_v must have d_model = {d_model} rows (the width of x), got shape "
-                f"{w_v.shape}"
-            )
+        _check_rows("w_v", w_v, d_model)
     rope = _validate.boolean(rope, "rope")
     causal = _validate.boolean(causal, "causal")
+    d_k = w_q.shape[1]
+    rotary = _rotary(rope, d_k, positions, base, frequencies)
+    scale = _scale(scale, d_k)
+    n = x.shape[-2]
+    _validate.fits(
+        math.prod(x.shape[:-1])
+        * max(n, d_k, 1 if w_v is None else w_v.shape[1], d_model),
+        8,
+        "x",
+    )
+    q, k = _queries_and_keys(x, w_q, w_k, rotary)
+    with _validate.arithmetic("x, w_q, w_k and scale", "the scores are"):
+        s = (q @ np.swapaxes(k, -1, -2)) * scale
+    masked = np.where(np.tril(np.ones((n, n), dtype=bool)), s, -np.inf) if causal else s
+    weights = _softmax(masked)
+    with _validate.arithmetic("x and w_v", "the values are"):
+        values = x if w_v is None else x @ w_v
+        return Head(s, weights, weights @ values)
+
+
+def _check_rows(name: str, w: np.ndarray, d_model: int) -> None:
+    """Refuse a weight matrix of :func:`head` whose rows do not match the width of
+    x."""
+    if w.shape[0] != d_model:
+        raise ValueError(
+            f"{name} must have d_model = {d_model} rows (the width of x), got shape "
+            f"{w.shape}"
+        )
+
+
+class _Rotary(NamedTuple):
+    """How :func:`head` turns queries and keys: :func:`pelib.apply_rope`'s positions
+    (None: the row indices), base and frequencies."""
+
+    positions: ArrayLike | None
+    base: float | None
+    frequencies: ArrayLike | None
+
+
+def _rotary(
+    rope: bool,
+    d_k: int,
+    positions: ArrayLike | None,
+    base: float | None,
+    frequencies: ArrayLike | None,
+) -> _Rotary | None:
+    """The rotation of queries and keys that :func:`head`'s arguments ask for (None
+    without ``rope``); rotary options without ``rope``, or an odd ``d_k`` with it, are
+    refused."""
     if not rope:
         for name, value in (
             ("positions", positions),
@@ -363,37 +404,36 @@ def head(
                 raise ValueError(
                     f"{name} is used only with rope=True; got {name} and rope=False"
                 )
-    d_k = w_q.shape[1]
-    if rope and d_k % 2:
+        return None
+    if d_k % 2:
         raise ValueError(
             f"w_q and w_k must have an even number of columns (d_k) for rope, got {d_k}"
         )
-    scale = _scale(scale, d_k)
-    n = x.shape[-2]
-    _validate.fits(
-        math.prod(x.shape[:-1])
-        * max(n, d_k, 1 if w_v is None else w_v.shape[1], d_model),
-        8,
-        "x",
-    )
+    return _Rotary(positions, base, frequencies)
+
+
+def _queries_and_keys(
+    x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, rotary: _Rotary | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The queries ``x @ w_q`` and keys ``x @ w_k``, each turned by ``rotary`` if
+    given."""
     with _validate.arithmetic("x, w_q and w_k", "the queries and keys are"):
         q, k = x @ w_q, x @ w_k
-    if rope:
-        if positions is None:
-            positions = np.arange(n, dtype=np.float64)
-        q = apply_rope(
-            q, positions, base=base, layout="interleaved", frequencies=frequencies
+    if rotary is None:
+        return q, k
+    positions = rotary.positions
+    if positions is None:
+        positions = np.arange(x.shape[-2], dtype=np.float64)
+    return tuple(
+        apply_rope(
+            vectors,
+            positions,
+            base=rotary.base,
+            layout="interleaved",
+            frequencies=rotary.frequencies,
         )
-        k = apply_rope(
-            k, positions, base=base, layout="interleaved", frequencies=frequencies
-        )
-    with _validate.arithmetic("x, w_q, w_k and scale", "the scores are"):
-        s = (q @ np.swapaxes(k, -1, -2)) * scale
-    masked = np.where(np.tril(np.ones((n, n), dtype=bool)), s, -np.inf) if causal else s
-    weights = _softmax(masked)
-    with _validate.arithmetic("x and w_v", "the values are"):
-        values = x if w_v is None else x @ w_v
-        return Head(s, weights, weights @ values)
+        for vectors in (q, k)
+    )
 
 
 # --- a head built from the shift ------------------------------------------------------
@@ -531,9 +571,14 @@ def block_rotations(matrix: ArrayLike) -> BlockRotations:
     a sum over the 2 x 2 blocks :math:`B_{ij}` (rows of pair :math:`i`, columns of pair
     :math:`j`). Writing :math:`B_{ii} = \begin{pmatrix} a & b \\ c & e \end{pmatrix}`,
 
-    .. math:: (\sin\alpha, \cos\alpha)\,B_{ii}\,(\sin\beta, \cos\beta)^\top
-              = \rho_i \cos(\alpha - \beta - \theta_i) + \tfrac{e - a}{2}\cos(\alpha +
-              \beta) + \tfrac{b + c}{2}\sin(\alpha + \beta),
+    .. math::
+
+       \begin{aligned}
+       (\sin\alpha, \cos\alpha)\,B_{ii}\,(\sin\beta, \cos\beta)^\top
+       &= \rho_i \cos(\alpha - \beta - \theta_i) \\
+       &\quad + \tfrac{e - a}{2}\cos(\alpha + \beta)
+       + \tfrac{b + c}{2}\sin(\alpha + \beta),
+       \end{aligned}
 
     with :math:`\rho_i\cos\theta_i = (a + e)/2` and :math:`\rho_i\sin\theta_i = (b -
     c)/2`. With :math:`\alpha = \omega_i t`, :math:`\beta = \omega_i s`, only the first
@@ -1163,49 +1208,17 @@ def _loss_and_gradients(
     ``scratch``. ``offset`` and ``rows`` are those of :func:`_forward`.
     """
     buf = _Scratch() if scratch is None else scratch
-    tokens, targets, mask = batch.tokens, batch.targets, batch.mask
+    tokens = batch.tokens
     b, n = tokens.shape
     cache = _forward(params, tokens, encoding, base, buf, offset, rows)
-    logits, weights, x, v = cache["logits"], cache["weights"], cache["x"], cache["v"]
-    d_model, d_k = params["w_q"].shape
-    z = logits - logits.max(axis=-1, keepdims=True)
-    log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
-    count = mask.sum()
-    loss = float(
-        -np.take_along_axis(log_p, targets[..., None], axis=-1)[..., 0][mask].sum()
-        / count
-    )
-    d_logits = np.exp(log_p)  # softmax of the logits, minus 1 at the target
-    np.put_along_axis(
-        d_logits,
-        targets[..., None],
-        np.take_along_axis(d_logits, targets[..., None], -1) - 1,
-        -1,
-    )
-    d_logits *= mask[..., None] / count
+    loss, d_logits = _cross_entropy(cache["logits"], batch.targets, batch.mask)
+    d_model = params["w_q"].shape[0]
     grads = {"w_o": _outer_sum(cache["attended"], d_logits, buf)}
     d_attended = _project(
-        d_logits, params["w_o"].T, buf("d_attended", b, n, v.shape[2])
+        d_logits, params["w_o"].T, buf("d_attended", b, n, cache["v"].shape[2])
     )
-    d_v = np.matmul(
-        np.swapaxes(weights, 1, 2), d_attended, out=buf("d_v", b, n, v.shape[2])
-    )
-    d_s = np.matmul(
-        d_attended, np.swapaxes(v, 1, 2), out=buf("d_scores", b, n, n)
-    )  # d loss / d weights, then:
-    d_s -= np.multiply(d_s, weights, out=buf("product", b, n, n)).sum(
-        axis=-1, keepdims=True
-    )
-    d_s *= weights  # d loss / d scores (0 on masked keys) ...
-    d_s /= math.sqrt(d_k)  # ... and through the scale
-    d_q = np.matmul(d_s, cache["k"], out=buf("d_q", b, n, d_k))
-    d_k_ = np.matmul(np.swapaxes(d_s, 1, 2), cache["q"], out=buf("d_k", b, n, d_k))
-    if (
-        encoding == "rope"
-    ):  # the transpose of a rotation turns back: the angles negated, sin changes sign
-        cos, sin = cache["turns"]
-        d_q = _rotate(d_q, cos, -sin, out=buf("d_q_turned", b, n, d_k))
-        d_k_ = _rotate(d_k_, cos, -sin, out=buf("d_k_turned", b, n, d_k))
+    d_q, d_k_, d_v = _attention_backward(cache, d_attended, encoding, buf)
+    x = cache["x"]
     grads["w_q"], grads["w_k"], grads["w_v"] = (
         _outer_sum(x, d_q, buf),
         _outer_sum(x, d_k_, buf),
@@ -1224,6 +1237,58 @@ def _loss_and_gradients(
         grads["positions"] = np.zeros_like(params["positions"])
         grads["positions"][offset : offset + n] = d_x.sum(axis=0)
     return loss, grads
+
+
+def _cross_entropy(
+    logits: np.ndarray, targets: np.ndarray, mask: np.ndarray
+) -> tuple[float, np.ndarray]:
+    """The mean cross-entropy of the logits at the counted positions ``mask``, and its
+    gradient with respect to the logits."""
+    z = logits - logits.max(axis=-1, keepdims=True)
+    log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    count = mask.sum()
+    loss = float(
+        -np.take_along_axis(log_p, targets[..., None], axis=-1)[..., 0][mask].sum()
+        / count
+    )
+    d_logits = np.exp(log_p)  # softmax of the logits, minus 1 at the target
+    np.put_along_axis(
+        d_logits,
+        targets[..., None],
+        np.take_along_axis(d_logits, targets[..., None], -1) - 1,
+        -1,
+    )
+    d_logits *= mask[..., None] / count
+    return loss, d_logits
+
+
+def _attention_backward(
+    cache: dict[str, Any], d_attended: np.ndarray, encoding: str, buf: _Scratch
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The gradients of the queries, keys and values (before rotation) from that of
+    the attended values, through the causal softmax of :func:`_forward` (``cache``)."""
+    weights, v = cache["weights"], cache["v"]
+    b, n = weights.shape[:2]
+    d_k = cache["q"].shape[2]
+    d_v = np.matmul(
+        np.swapaxes(weights, 1, 2), d_attended, out=buf("d_v", b, n, v.shape[2])
+    )
+    d_s = np.matmul(
+        d_attended, np.swapaxes(v, 1, 2), out=buf("d_scores", b, n, n)
+    )  # d loss / d weights, then:
+    d_s -= np.multiply(d_s, weights, out=buf("product", b, n, n)).sum(
+        axis=-1, keepdims=True
+    )
+    d_s *= weights  # d loss / d scores (0 on masked keys) ...
+    d_s /= math.sqrt(d_k)  # ... and through the scale
+    d_q = np.matmul(d_s, cache["k"], out=buf("d_q", b, n, d_k))
+    d_k_ = np.matmul(np.swapaxes(d_s, 1, 2), cache["q"], out=buf("d_k", b, n, d_k))
+    if encoding == "rope":
+        # the transpose of a rotation turns back: the angles negated, sin changes sign
+        cos, sin = cache["turns"]
+        d_q = _rotate(d_q, cos, -sin, out=buf("d_q_turned", b, n, d_k))
+        d_k_ = _rotate(d_k_, cos, -sin, out=buf("d_k_turned", b, n, d_k))
+    return d_q, d_k_, d_v
 
 
 def _outer_sum(a: np.ndarray, b: np.ndarray, scratch: _Scratch) -> np.ndarray:

@@ -88,60 +88,14 @@ class Explorer:
     ) -> None:
         setup = _validate.function(setup, "setup")
         alt = _validate.function(alt, "alt")
-        if not isinstance(controls, dict) or not controls:
-            raise TypeError(
-                f"controls must be a non-empty dict of name to (description, values), "
-                f"got {_validate.describe(controls)}"
-            )
-        for name, control in controls.items():
-            _validate.text(name, "controls (a name)")
-            if (
-                not isinstance(control, tuple)
-                or len(control) != 2
-                or not isinstance(control[0], str)
-                or not isinstance(control[1], (list, tuple))
-                or not control[1]
-            ):
-                raise TypeError(
-                    f"controls[{name!r}] must be a pair (description, non-empty list "
-                    f"of values), got {_validate.describe(control)}"
-                )
-        if not isinstance(defaults, dict):
-            raise TypeError(
-                "defaults must be a dict of name to value, got "
-                f"{_validate.describe(defaults)}"
-            )
-        for name, (_, values) in controls.items():
-            if defaults.get(name) not in list(values):
-                raise ValueError(
-                    f"defaults[{name!r}] must be one of {list(values)}, got "
-                    f"{defaults.get(name)!r}"
-                )
-        made = setup()
-        if not (
-            isinstance(made, tuple)
-            and len(made) == 3
-            and isinstance(made[0], Figure)
-            and callable(made[1])
-            and callable(made[2])
-        ):
-            raise TypeError(
-                "setup must return (figure, compute, draw), got "
-                f"{_validate.describe(made)}"
-            )
-        self.figure, self.compute, self._draw = made
+        _check_controls(controls)
+        _check_defaults(defaults, controls)
+        self.figure, self.compute, self._draw = _setup_result(setup())
         self.alt = alt
         self.controls = {name: list(values) for name, (_, values) in controls.items()}
         self.defaults = dict(defaults)
         self.sliders = {
-            name: widgets.SelectionSlider(
-                options=[(_label(v), v) for v in values],
-                value=defaults[name],
-                description=description,
-                continuous_update=True,
-                style={"description_width": "initial"},
-                layout=widgets.Layout(width="420px"),
-            )
+            name: _slider(description, values, defaults[name])
             for name, (description, values) in controls.items()
         }
         self._leaves: dict[tuple[int, ...], widgets.HTML] = {}
@@ -238,6 +192,77 @@ class Explorer:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
+
+
+def _check_controls(controls: Any) -> None:
+    """Refuse controls that are not a non-empty dict of name to (description,
+    non-empty list of values)."""
+    if not isinstance(controls, dict) or not controls:
+        raise TypeError(
+            f"controls must be a non-empty dict of name to (description, values), "
+            f"got {_validate.describe(controls)}"
+        )
+    for name, control in controls.items():
+        _validate.text(name, "controls (a name)")
+        if (
+            not isinstance(control, tuple)
+            or len(control) != 2
+            or not isinstance(control[0], str)
+            or not isinstance(control[1], (list, tuple))
+            or not control[1]
+        ):
+            raise TypeError(
+                f"controls[{name!r}] must be a pair (description, non-empty list "
+                f"of values), got {_validate.describe(control)}"
+            )
+
+
+def _check_defaults(
+    defaults: Any, controls: dict[str, tuple[str, Sequence[Any]]]
+) -> None:
+    """Refuse defaults that are not a dict giving each control one of its values."""
+    if not isinstance(defaults, dict):
+        raise TypeError(
+            "defaults must be a dict of name to value, got "
+            f"{_validate.describe(defaults)}"
+        )
+    for name, (_, values) in controls.items():
+        if defaults.get(name) not in list(values):
+            raise ValueError(
+                f"defaults[{name!r}] must be one of {list(values)}, got "
+                f"{defaults.get(name)!r}"
+            )
+
+
+def _setup_result(
+    made: Any,
+) -> tuple[Figure, Callable[..., Any], Callable[[Any], None]]:
+    """What ``setup()`` returned, if it is (figure, compute, draw)."""
+    if not (
+        isinstance(made, tuple)
+        and len(made) == 3
+        and isinstance(made[0], Figure)
+        and callable(made[1])
+        and callable(made[2])
+    ):
+        raise TypeError(
+            f"setup must return (figure, compute, draw), got {_validate.describe(made)}"
+        )
+    return made
+
+
+def _slider(
+    description: str, values: Sequence[Any], value: Any
+) -> widgets.SelectionSlider:
+    """The slider of one control, over its values, showing ``value``."""
+    return widgets.SelectionSlider(
+        options=[(_label(v), v) for v in values],
+        value=value,
+        description=description,
+        continuous_update=True,
+        style={"description_width": "initial"},
+        layout=widgets.Layout(width="420px"),
+    )
 
 
 def _label(value: Any) -> str:
@@ -360,20 +385,9 @@ def shift(
     right, one (sin, cos) pair of the first ``shown`` rows before and after the
     shift, on the unit circle.
     """
-    d_model = _validate.size(d_model, "d_model", minimum=2, maximum=1024)
-    if d_model % 2:
-        raise ValueError(f"d_model must be even, got {d_model}")
-    n_positions = _validate.size(n_positions, "n_positions", minimum=1, maximum=1024)
-    pair = _validate.size(pair, "pair", minimum=0)
-    if pair >= d_model // 2:
-        raise ValueError(
-            f"pair must be below d_model // 2 = {d_model // 2}, got {pair}"
-        )
-    shown = _validate.size(shown, "shown", minimum=1)
-    if shown > n_positions:
-        raise ValueError(
-            f"shown must be at most n_positions = {n_positions}, got {shown}"
-        )
+    d_model, n_positions, pair, shown = _shift_arguments(
+        d_model, n_positions, pair, shown
+    )
     table = pelib.sinusoidal(n_positions, d_model)
     w = pelib.frequencies(d_model)[pair]
 
@@ -426,6 +440,28 @@ def shift(
             f"every point turned {_direction(w * phi)}."
         ),
     )
+
+
+def _shift_arguments(
+    d_model: Any, n_positions: Any, pair: Any, shown: Any
+) -> tuple[int, int, int, int]:
+    """The arguments of :func:`shift`, checked: sizes within bounds, an even
+    ``d_model``, a pair that exists and no more rows shown than there are."""
+    d_model = _validate.size(d_model, "d_model", minimum=2, maximum=1024)
+    if d_model % 2:
+        raise ValueError(f"d_model must be even, got {d_model}")
+    n_positions = _validate.size(n_positions, "n_positions", minimum=1, maximum=1024)
+    pair = _validate.size(pair, "pair", minimum=0)
+    if pair >= d_model // 2:
+        raise ValueError(
+            f"pair must be below d_model // 2 = {d_model // 2}, got {pair}"
+        )
+    shown = _validate.size(shown, "shown", minimum=1)
+    if shown > n_positions:
+        raise ValueError(
+            f"shown must be at most n_positions = {n_positions}, got {shown}"
+        )
+    return d_model, n_positions, pair, shown
 
 
 def _direction(angle: float) -> str:

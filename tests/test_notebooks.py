@@ -4,6 +4,7 @@ nbval (``make test-notebooks``) re-runs them and compares outputs; these tests
 check what nbval does not: that what is saved is fit to be read and compared.
 """
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -80,6 +81,86 @@ def output_text(output):
         if not mime.startswith("image/"):
             text += json.dumps(value)
     return text
+
+
+# The folding rule (README, "Writing a chapter"): a code cell that checks a claim
+# against independent truth (it uses the oracle or mpmath, or asserts more than
+# twice) is folded on the page (tag hide-input) and prints its verdict; cells that
+# teach stay open.
+CHECK_MODULES = {"oracle", "mpmath"}
+OPEN_ASSERTS = 2
+WIDTH = 88
+
+
+def is_check(text):
+    """Whether a code cell's source checks a claim (see the folding rule above)."""
+    tree = ast.parse(
+        "\n".join(
+            line
+            for line in text.splitlines()
+            if not line.lstrip().startswith(("%", "!"))
+        )
+    )
+    names = set(CHECK_MODULES)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in (
+            CHECK_MODULES
+        ):
+            names.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(
+                (alias.asname or alias.name).split(".")[0]
+                for alias in node.names
+                if alias.name.split(".")[0] in CHECK_MODULES
+            )
+    uses = any(
+        isinstance(node, ast.Name)
+        and node.id in names
+        and isinstance(node.ctx, ast.Load)
+        for node in ast.walk(tree)
+    )
+    asserts = sum(isinstance(node, ast.Assert) for node in ast.walk(tree))
+    return uses or asserts > OPEN_ASSERTS
+
+
+def cells_outside_solutions(cells):
+    """The cells not inside an exercise's solution (solution-start ... solution-end),
+    whose code the page already hides."""
+    inside = False
+    for cell in cells:
+        if cell["cell_type"] == "markdown":
+            for name, _, _ in directives(source(cell)):
+                if name in ("solution-start", "solution-end"):
+                    inside = name == "solution-start"
+        elif not inside:
+            yield cell
+
+
+def tags(cell):
+    return cell.get("metadata", {}).get("tags", [])
+
+
+def prints_a_verdict(cell):
+    return any(
+        output.get("name") == "stdout" and output_text(output).strip()
+        for output in cell.get("outputs", [])
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("import mpmath\nimport oracle\nimport pelib", False),
+        ("table = pelib.sinusoidal(8, 4)\nassert table.shape == (8, 4)", False),
+        ("x = oracle.frequency(0, 8)", True),
+        ("with mpmath.workdps(30):\n    pass", True),
+        ("from oracle import frequency\nfrequency(0, 8)", True),
+        ("assert 1\nassert 2\nassert 3", True),
+        ("%matplotlib inline\nplt.show()", False),
+    ],
+)
+def test_is_check(text, expected):
+    assert is_check(text) is expected
 
 
 def test_every_chapter_is_in_the_table_of_contents():
@@ -225,6 +306,57 @@ class TestNotebook:
             for name in re.findall(r"^\s*(?:def|class)\s+(\w+)", source, re.M):
                 assert name not in public, f"{name} is defined in pelib"
             assert "sys.path" not in source
+
+    def test_has_a_figure(self, path):
+        figures = [
+            cell
+            for cell in code_cells(load(path))
+            if cell["metadata"].get("mystnb", {}).get("figure")
+            and any("image/png" in o.get("data", {}) for o in cell["outputs"])
+        ]
+        assert figures, "every chapter has a figure that carries its main idea"
+
+    def test_code_fits_the_column(self, path):
+        for cell in code_cells(load(path)):
+            for line in source(cell).splitlines():
+                assert len(line) <= WIDTH, f"{len(line)} characters: {line}"
+
+    def test_checks_are_folded_and_print_their_verdict(self, path):
+        cells = load(path)["cells"]
+        for cell in cells_outside_solutions(cells):
+            if cell["cell_type"] != "code" or not source(cell).strip():
+                continue
+            if is_check(source(cell)):
+                assert "hide-input" in tags(cell), (
+                    "a check is folded (tag hide-input): " + source(cell)[:300]
+                )
+            if "hide-input" in tags(cell):
+                assert prints_a_verdict(cell), (
+                    "a folded check prints its verdict: " + source(cell)[:300]
+                )
+        solutions = [c for c in cells if c not in list(cells_outside_solutions(cells))]
+        for cell in solutions:
+            assert "hide-input" not in tags(cell), "a solution is folded once"
+
+    def test_corrections_are_dropdowns_titled_with_their_verdict(self, path):
+        # Each correction of another source (label erratum-*) is a dropdown
+        # admonition whose title is the one-line verdict; the full entry is on the
+        # errata page.
+        for cell in load(path)["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            text = source(cell)
+            for match in re.finditer(r"^\((erratum-[\w-]+)\)=\n+", text, re.M):
+                opened = next(directives(text[match.end() :]), None)
+                follows = DIRECTIVE.match(text, match.end())
+                assert follows and opened and opened[0] == "admonition", (
+                    f"{match[1]} is not on an admonition"
+                )
+                name, title, options = opened
+                assert title, f"{match[1]} has no verdict as its title"
+                assert "dropdown" in options.get("class", "").split(), (
+                    f"{match[1]} is not folded (class dropdown)"
+                )
 
     def test_figures_have_caption_name_and_alt_text(self, path):
         for cell in code_cells(load(path)):

@@ -1,12 +1,15 @@
 """How pelib is put together: its modules import each other without a cycle, each says
-what it holds and where the book explains it, and ``import pelib`` needs NumPy only."""
+what it holds and where the book explains it, no function runs over 60 lines, and
+``import pelib`` needs NumPy only."""
 
 from __future__ import annotations
 
 import ast
+import io
 import shutil
 import subprocess
 import sys
+import tokenize
 import zipfile
 from pathlib import Path
 
@@ -88,6 +91,98 @@ def test_every_module_says_what_it_holds_and_where_the_book_explains_it(path):
         f"{path.name}: no docstring saying what the module holds"
     )
     assert "chapter" in doc.lower() or ":doc:" in doc, f"{path.name}: no chapter named"
+
+
+#: The most lines of code a function of pelib may hold, docstring aside.
+MAX_FUNCTION_LINES = 60
+_NOT_CODE = {
+    tokenize.COMMENT,
+    tokenize.NL,
+    tokenize.NEWLINE,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.ENDMARKER,
+}
+
+
+def _code_lines(source: str) -> set[int]:
+    """The numbers of the lines of ``source`` that hold code (not blank, not only a
+    comment); every line of a string that spans several counts."""
+    lines: set[int] = set()
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type not in _NOT_CODE:
+            lines.update(range(token.start[0], token.end[0] + 1))
+    return lines
+
+
+def _function_lengths(source: str) -> list[tuple[str, int]]:
+    """(qualified name, lines of code) of every function in ``source``: the lines of
+    its own body, without its docstring and without the functions nested in it (each
+    counted on its own)."""
+    code = _code_lines(source)
+    found = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append((prefix + child.name, _own_lines(child, code)))
+                visit(child, f"{prefix}{child.name}.<locals>.")
+            elif isinstance(child, ast.ClassDef):
+                visit(child, f"{prefix}{child.name}.")
+            else:
+                visit(child, prefix)
+
+    visit(ast.parse(source), "")
+    return found
+
+
+def _own_lines(function: ast.FunctionDef | ast.AsyncFunctionDef, code: set[int]) -> int:
+    """The lines of code of ``function``'s body, docstring and nested functions
+    aside."""
+    body = function.body
+    if ast.get_docstring(function, clean=False) is not None:
+        body = body[1:]
+    if not body:
+        return 0
+    lines = {n for n in code if body[0].lineno <= n <= function.end_lineno}
+    for node in ast.walk(function):
+        if node is not function and isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef)
+        ):
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            lines -= set(range(start, node.end_lineno + 1))
+    return len(lines)
+
+
+def test_no_function_runs_over_60_lines():
+    long = [
+        f"{path.stem}.{name} ({count} lines)"
+        for path in sorted(PACKAGE.glob("*.py"))
+        for name, count in _function_lengths(path.read_text())
+        if count > MAX_FUNCTION_LINES
+    ]
+    assert not long, (
+        f"functions over {MAX_FUNCTION_LINES} lines of code (docstring, blank and "
+        "comment lines aside; nested functions counted on their own): "
+        + ", ".join(long)
+    )
+
+
+def test_the_length_count_leaves_out_docstrings_comments_and_nested_functions():
+    source = (
+        "class A:\n"
+        "    def f(self):\n"
+        '        """Doc\n\n        string."""\n'
+        "        # a comment\n"
+        "        x = (1,\n"
+        "             2)\n"
+        "\n"
+        "        @staticmethod\n"
+        "        def g():\n"
+        "            return 1\n"
+        "        return x  # counted\n"
+    )
+    assert _function_lengths(source) == [("A.f", 3), ("A.f.<locals>.g", 1)]
 
 
 def test_import_pelib_needs_numpy_only():

@@ -149,3 +149,16 @@ def open_page(browser, url):
     )
     page.wait_for_load_state("networkidle")
     return page, log
+
+
+def open_folds(page):
+    """Open every fold of the page as a reader who opens them all would: the folded
+    checks (``details``) and the dropdown admonitions (corrections, solutions), which
+    sphinx-togglebutton hides with the class ``toggle-hidden``."""
+    page.evaluate(
+        "() => {\n"
+        "        document.querySelectorAll('details').forEach(d => d.open = true);\n"
+        "        document.querySelectorAll('.toggle-hidden')"
+        ".forEach(e => e.classList.remove('toggle-hidden'));\n"
+        "    }"
+    )

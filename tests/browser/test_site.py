@@ -4,7 +4,7 @@ without a kernel."""
 import hashlib
 
 import pytest
-from conftest import SCREENSHOTS, open_page, toc_pages
+from conftest import SCREENSHOTS, open_folds, open_page, toc_pages
 
 EXPLORER_PAGES = [
     "notebooks/01_formula.html",
@@ -85,6 +85,36 @@ def test_screenshot(loaded):
     path = SCREENSHOTS / (name.replace("/", "_").removesuffix(".html") + ".png")
     page.screenshot(path=str(path), full_page=True)
     assert path.stat().st_size > 10_000
+
+
+def test_nothing_is_cut_off_at_1280_px(loaded):
+    # At the viewport of the tests (1280 x 900), with every fold open, no code cell and
+    # no displayed equation is wider than the column that holds it (README, "Writing
+    # a chapter"), and what cells print wraps instead of scrolling. It runs after the
+    # screenshot, which shows the page as a reader first sees it, folded.
+    name, page, _ = loaded
+    open_folds(page)
+    wide = page.evaluate(
+        "() => {\n"
+        "        const found = [];\n"
+        "        for (const pre of document.querySelectorAll('main div.cell pre')) {\n"
+        "            if (pre.scrollWidth > pre.clientWidth + 1)\n"
+        "                found.push('code: ' + pre.innerText.slice(0, 80));\n"
+        "        }\n"
+        "        for (const math of document.querySelectorAll("
+        "'main mjx-container[display=\"true\"]')) {\n"
+        "            const inner = math.firstElementChild.getBoundingClientRect();\n"
+        "            const outer = math.getBoundingClientRect();\n"
+        "            if (inner.width > outer.width + 1 || math.scrollWidth > "
+        "math.clientWidth + 1)\n"
+        "                found.push('equation: ' + (MathJax.startup.document\n"
+        "                    .getMathItemsWithin(math)[0] || {math: '?'}).math"
+        ".slice(0, 80));\n"
+        "        }\n"
+        "        return found;\n"
+        "    }"
+    )
+    assert wide == [], f"{name}: cut off at 1280 px: {wide}"
 
 
 def visible_frame(page, explorer):
