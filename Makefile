@@ -18,14 +18,15 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.
 BUILD := rm -rf _build/html && jupyter-book build . --all --warningiserror --nitpick --keep-going --quiet
 
 .PHONY: help env assets book test test-lint test-workflows test-python test-notebooks test-other-machine test-book \
-	test-browser browser bench lab clean
+	test-browser test-lab browser bench lab clean
 
 help:
 	@echo "make book   build the HTML book into _build/html"
 	@echo "make test   workflow lint, unit and property tests, nbval over every notebook (natively and as on another"
-	@echo "            machine), strict book build, browser tests"
+	@echo "            machine), strict book build, browser tests of the site and of the chapters in JupyterLab"
 	@echo "make bench  performance targets, measured as ratios in one process"
-	@echo "make lab    JupyterLab on notebooks/ with a kernel that has pelib"
+	@echo "make lab    JupyterLab on the chapters (notebooks/) with MyST rendered and a kernel that has pelib;"
+	@echo "            open the http://localhost:8888/lab?token=... address it prints"
 	@echo "make clean  remove _build"
 
 env: $(STAMP)
@@ -70,7 +71,7 @@ book: $(STAMP) $(VENDOR)
 	$(BUILD)
 	@echo "Or serve it: python3 -m http.server --directory _build/html 8000"
 
-test: test-lint test-workflows test-python test-notebooks test-other-machine test-book test-browser
+test: test-lint test-workflows test-python test-notebooks test-other-machine test-book test-browser test-lab
 
 # Style, before anything slow: ruff, pinned in requirements.txt, with the rules and their reasons in
 # pyproject.toml ([tool.ruff]).
@@ -111,11 +112,16 @@ export CHROMIUM
 APT_INSTALL := apt-get install chromium chromium-driver
 
 ifeq ($(SKIP_BROWSER_TESTS),1)
-test-browser:
+test-browser test-lab:
 	@echo "Browser tests skipped (SKIP_BROWSER_TESTS=1)."
 else
 test-browser: $(STAMP) $(NODE_STAMP) browser
-	python -m pytest tests/browser
+	python -m pytest tests/browser --ignore=tests/browser/test_lab.py
+
+# The chapters in JupyterLab as a reader runs them (tests/browser/test_lab.py): JupyterLab from .venv
+# on a copy of notebooks/, in the same Chromium; MyST rendered, an explorer recomputing in a kernel.
+test-lab: $(STAMP) browser
+	python -m pytest tests/browser/test_lab.py
 endif
 
 # Chromium and ChromeDriver from the distribution: installed here when missing, if this is root on
@@ -138,8 +144,17 @@ browser:
 bench: $(STAMP)
 	python benchmarks/run.py
 
+# JupyterLab on the chapters, with the environment's kernel (pelib importable) and the MyST renderer
+# (jupyterlab-myst, in the lock). Root (a container, a fresh cloud machine) needs --allow-root.
+# JupyterLab prints the address to open, with its token. LAB_ARGS passes more options, such as
+# LAB_ARGS="--ip=0.0.0.0 --no-browser" to reach it from outside a container.
+LAB_ARGS ?=
+LAB_AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(STAMP)
-	jupyter lab notebooks
+	@echo "Starting JupyterLab on notebooks/. Open the address it prints below,"
+	@echo "http://localhost:8888/lab?token=... (or the port it names); Control-C twice stops it."
+	jupyter lab --ServerApp.root_dir=notebooks $(LAB_AS_ROOT) $(LAB_ARGS)
 
 clean:
 	rm -rf _build _vendor

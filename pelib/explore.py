@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import ipywidgets as widgets
+import matplotlib as mpl
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -39,7 +40,17 @@ from . import _validate, plots
 #: Resolution of explorer frames, in dots per inch.
 DPI = 64
 #: Colours kept in each frame's PNG palette.
-COLOURS = 96
+COLOURS = 48
+#: Type sizes of the frames, in points. A frame is shown near its own pixel size, and
+#: at DPI 64 Matplotlib's default of 10 points would be about 9 pixels tall.
+STYLE = {
+    "font.size": 13,
+    "axes.titlesize": 13,
+    "axes.labelsize": 13,
+    "xtick.labelsize": 12,
+    "ytick.labelsize": 12,
+    "legend.fontsize": 12,
+}
 
 
 def to_png(fig: Figure) -> bytes:
@@ -53,7 +64,9 @@ def to_png(fig: Figure) -> bytes:
     canvas.draw()
     rgb = np.asarray(canvas.buffer_rgba())[..., :3]
     buffer = io.BytesIO()
-    Image.fromarray(rgb).quantize(colors=COLOURS).save(buffer, format="png")
+    Image.fromarray(rgb).quantize(colors=COLOURS).save(
+        buffer, format="png", optimize=True
+    )
     return buffer.getvalue()
 
 
@@ -90,7 +103,9 @@ class Explorer:
         alt = _validate.function(alt, "alt")
         _check_controls(controls)
         _check_defaults(defaults, controls)
-        self.figure, self.compute, self._draw = _setup_result(setup())
+        with mpl.rc_context(STYLE):
+            self.figure, self.compute, self._draw = _setup_result(setup())
+            _fix_layout(self.figure, lambda: self._draw(self.compute(**defaults)))
         self.alt = alt
         self.controls = {name: list(values) for name, (_, values) in controls.items()}
         self.defaults = dict(defaults)
@@ -150,8 +165,9 @@ class Explorer:
         Each value must be one of its control's values.
         """
         self._check(values)
-        self._draw(self.compute(**values))
-        return to_png(self.figure)
+        with mpl.rc_context(STYLE):
+            self._draw(self.compute(**values))
+            return to_png(self.figure)
 
     def html(self, **values: Any) -> str:
         """The frame for ``values`` as an ``<img>`` element with its alt text."""
@@ -192,6 +208,17 @@ class Explorer:
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
+
+
+def _fix_layout(fig: Figure, draw_defaults: Callable[[], None]) -> None:
+    """Lay out ``fig`` once, around the frame of the default values, and keep that
+    layout for every frame, so that a frame depends on its values alone and not on
+    the frames drawn before it."""
+    if fig.get_layout_engine() is None:
+        return
+    draw_defaults()
+    fig.get_layout_engine().execute(fig)
+    fig.set_layout_engine("none")
 
 
 def _check_controls(controls: Any) -> None:
@@ -274,10 +301,9 @@ def _label(value: Any) -> str:
 def _figure(ncols: int, width: float) -> tuple[Figure, Any]:
     # Outside pyplot: drawn only into frames, never shown by the notebook's inline
     # backend.
-    fig = Figure(figsize=(width, 3.0), dpi=DPI)
+    fig = Figure(figsize=(width, 3.6), dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, ncols)
-    fig.subplots_adjust(left=0.07, right=0.97, bottom=0.17, top=0.88, wspace=0.3)
     for ax in np.atleast_1d(axes):
         ax.locator_params(nbins=5)
     return fig, axes
@@ -295,7 +321,7 @@ def formula() -> Explorer:
 
     def setup():
         fig, (left, right) = _figure(2, 9.0)
-        image = plots.heatmap(np.zeros((2, 2)), left, colorbar=False).get_images()[0]
+        image = plots.heatmap(np.zeros((2, 2)), left).get_images()[0]
         (line,) = right.plot([], [])
         right.set(xlabel="position t", ylabel="value", ylim=(-1.05, 1.05))
 
@@ -330,7 +356,7 @@ def formula() -> Explorer:
     return Explorer(
         setup,
         {
-            "d_model": ("d_model", [16, 64, 256]),
+            "d_model": ("width d", [16, 64, 256]),
             "n_positions": ("positions", [50, 200]),
             "base": ("base", [100.0, 10000.0]),
         },
@@ -410,7 +436,7 @@ def shift(
             xlabel=f"column {2 * pair} (sin)",
             ylabel=f"column {2 * pair + 1} (cos)",
         )
-        c.legend(loc="lower left", fontsize="x-small")
+        c.legend(loc="center", fontsize="small")
 
         def compute(phi):
             return phi, pelib.shift(table, phi)
@@ -424,7 +450,8 @@ def shift(
                 title=f"PE(t + {phi}), by pelib.shift",
             )
             moved.set_data(shifted[:shown, 2 * pair], shifted[:shown, 2 * pair + 1])
-            c.set_title(f"pair {pair} turned {_direction(w * phi)}")
+            # Smaller than the other titles: the widest, over the narrowest panel.
+            c.set_title(f"pair {pair} turned {_direction(w * phi)}", fontsize=11)
 
         return fig, compute, draw
 
@@ -525,7 +552,7 @@ def wavelengths() -> Explorer:
         setup,
         {
             "base": ("base", [100.0, 10000.0, 500000.0]),
-            "d_model": ("d_model", [16, 64, 256]),
+            "d_model": ("width d", [16, 64, 256]),
         },
         {"base": 10000.0, "d_model": 256},
         _wavelengths_alt,
@@ -595,9 +622,6 @@ def sin_only() -> Explorer:
 
     def setup():
         fig, ax = _figure(1, 7.0)
-        fig.subplots_adjust(
-            left=0.12
-        )  # room for the y label beside the 1e-10 tick labels
         (linear,) = ax.plot(np.arange(16), np.ones(16), marker="o", label="linear M s")
         (affine,) = ax.plot(
             np.arange(16), np.ones(16), marker="s", label="affine M s + b"
@@ -608,7 +632,7 @@ def sin_only() -> Explorer:
             xlabel="frequency index i",
             ylabel="relative residual",
         )
-        ax.legend(loc="lower left", fontsize="small")
+        ax.legend(loc="lower left")
 
         def compute(phi):
             return phi, sin_only_residuals(phi), sin_only_residuals(phi, affine=True)

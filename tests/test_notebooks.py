@@ -5,6 +5,7 @@ check what nbval does not: that what is saved is fit to be read and compared.
 """
 
 import ast
+import itertools
 import json
 import re
 from pathlib import Path
@@ -90,6 +91,8 @@ def output_text(output):
 CHECK_MODULES = {"oracle", "mpmath"}
 OPEN_ASSERTS = 2
 WIDTH = 88
+# The helpers that guard printed numbers belong in folded checks, not in teaching cells.
+PLUMBING = re.compile(r"\b(?:shown|at_most)\(")
 
 
 def is_check(text):
@@ -124,15 +127,15 @@ def is_check(text):
 
 
 def cells_outside_solutions(cells):
-    """The cells not inside an exercise's solution (solution-start ... solution-end),
-    whose code the page already hides."""
+    """The cells, markdown and code, not inside an exercise's solution (solution-start
+    ... solution-end), whose code the page already hides."""
     inside = False
     for cell in cells:
         if cell["cell_type"] == "markdown":
             for name, _, _ in directives(source(cell)):
                 if name in ("solution-start", "solution-end"):
                     inside = name == "solution-start"
-        elif not inside:
+        if not inside:
             yield cell
 
 
@@ -334,9 +337,29 @@ class TestNotebook:
                 assert prints_a_verdict(cell), (
                     "a folded check prints its verdict: " + source(cell)[:300]
                 )
-        solutions = [c for c in cells if c not in list(cells_outside_solutions(cells))]
-        for cell in solutions:
+        outside = {id(cell) for cell in cells_outside_solutions(cells)}
+        for cell in (c for c in cells if id(c) not in outside):
             assert "hide-input" not in tags(cell), "a solution is folded once"
+
+    def test_folded_checks_do_not_follow_one_another(self, path):
+        # The checks of one passage are one folded cell with one verdict: two folded
+        # cells in a row print two verdicts where the reader needs one.
+        folded = [
+            cell["cell_type"] == "code" and "hide-input" in tags(cell)
+            for cell in cells_outside_solutions(load(path)["cells"])
+        ]
+        for k, (first, second) in enumerate(itertools.pairwise(folded)):
+            assert not (first and second), f"folded cells {k} and {k + 1} in a row"
+
+    def test_open_cells_print_plainly(self, path):
+        # Open cells teach: they print with plain formats, and the folded check after
+        # them guards what they printed with pelib.shown (README, "Writing a chapter").
+        for cell in cells_outside_solutions(load(path)["cells"]):
+            if cell["cell_type"] == "code" and "hide-input" not in tags(cell):
+                found = PLUMBING.search(source(cell))
+                assert found is None, (
+                    f"{found.group()} in an open cell: " + source(cell)[:300]
+                )
 
     def test_corrections_are_dropdowns_titled_with_their_verdict(self, path):
         # Each correction of another source (label erratum-*) is a dropdown

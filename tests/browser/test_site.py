@@ -2,6 +2,7 @@
 without a kernel."""
 
 import hashlib
+import re
 
 import pytest
 from conftest import SCREENSHOTS, open_folds, open_page, toc_pages
@@ -57,6 +58,27 @@ def test_math_is_typeset(loaded):
         "    })"
     )
     assert errors == [], f"{name}: TeX that MathJax cannot typeset: {errors}"
+
+
+def test_tables_are_rendered_as_tables(loaded):
+    # A Markdown table that the parser did not take (printed by a cell, say) shows as
+    # lines of pipes in a paragraph.
+    name, page, _ = loaded
+    paragraphs = page.evaluate(
+        "() => Array.from(document.querySelectorAll('main p'), p => {\n"
+        "        const copy = p.cloneNode(true);\n"
+        "        copy.querySelectorAll('mjx-container, .math, code')"
+        ".forEach(e => e.remove());\n"
+        "        return copy.innerText;\n"
+        "    })"
+    )
+    rows = [
+        line
+        for text in paragraphs
+        for line in text.splitlines()
+        if re.fullmatch(r"\s*\|(?:[^|\n]+\|){2,}\s*", line)
+    ]
+    assert rows == [], f"{name}: Markdown table rows left as text: {rows[:3]}"
 
 
 def test_images_load_and_have_alt_text(loaded):
