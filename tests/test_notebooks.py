@@ -143,11 +143,18 @@ def tags(cell):
     return cell.get("metadata", {}).get("tags", [])
 
 
-def prints_a_verdict(cell):
-    return any(
-        output.get("name") == "stdout" and output_text(output).strip()
+def printed_lines(cell):
+    return [
+        line
         for output in cell.get("outputs", [])
-    )
+        if output.get("name") == "stdout"
+        for line in output_text(output).splitlines()
+        if line.strip()
+    ]
+
+
+def prints_a_verdict(cell):
+    return bool(printed_lines(cell))
 
 
 @pytest.mark.parametrize(
@@ -336,6 +343,11 @@ class TestNotebook:
             if "hide-input" in tags(cell):
                 assert prints_a_verdict(cell), (
                     "a folded check prints its verdict: " + source(cell)[:300]
+                )
+                # its verdict and, at most, one sentence for the box it checks; the
+                # detail is in its comments and asserts (README, "Writing a chapter")
+                assert len(printed_lines(cell)) <= 2, (
+                    "a folded check prints one or two lines: " + source(cell)[:300]
                 )
         outside = {id(cell) for cell in cells_outside_solutions(cells)}
         for cell in (c for c in cells if id(c) not in outside):
