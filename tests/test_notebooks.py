@@ -393,6 +393,14 @@ class TestNotebook:
                     f"{match[1]} is not folded (class dropdown)"
                 )
 
+    def test_roles_stay_on_one_line(self, path):
+        # JupyterLab's MyST renderer (make lab) shows a role broken across lines as
+        # text; make test-lab finds it in a browser, this finds it in a second.
+        for cell in load(path)["cells"]:
+            if cell["cell_type"] == "markdown":
+                for role in re.findall(r"\{[\w:-]+\}`[^`]*`", source(cell)):
+                    assert "\n" not in role, f"a role across lines: {role!r}"
+
     def test_figures_have_caption_name_and_alt_text(self, path):
         for cell in code_cells(load(path)):
             if any("image/png" in o.get("data", {}) for o in cell["outputs"]):
