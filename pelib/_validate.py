@@ -20,8 +20,21 @@ import numpy as np
 from numpy.typing import DTypeLike
 
 
+def digits(value: int) -> int:
+    """The number of decimal digits of ``abs(value)``, without ``str`` (which refuses
+    integers of over 4,300 digits)."""
+    value = abs(int(value))
+    if value < 10:
+        return 1
+    estimate = int(value.bit_length() * math.log10(2))  # the count, or one below it
+    return estimate + (value >= 10**estimate)
+
+
 def describe(value: Any) -> str:
     """``type value`` for a message, shortened for long values."""
+    if isinstance(value, numbers.Integral) and not _is_bool(value):
+        if abs(int(value)) >= 10**30:
+            return f"{type(value).__name__} of {digits(value)} digits"
     text = repr(value)
     if len(text) > 60:
         text = text[:57] + "..."
@@ -40,11 +53,11 @@ def size(value: Any, name: str, *, minimum: int = 0, maximum: int | None = None)
     if _is_bool(value) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{accepted} (int or NumPy integer), got {describe(value)}")
     value = int(value)
+    if abs(value) >= 10**30:  # beyond any count or index a machine can hold
+        raise ValueError(f"{accepted}, got an integer of {digits(value)} digits")
     if value < minimum or (maximum is not None and value > maximum):
         shown = (
-            value
-            if abs(value) < 10**30
-            else f"an integer of {len(str(abs(value)))} digits"
+            value if abs(value) < 10**30 else f"an integer of {digits(value)} digits"
         )
         raise ValueError(f"{accepted}, got {shown}")
     return value
@@ -304,7 +317,7 @@ def fits(entries: int, itemsize: int, names: str) -> None:
         gib = (
             f"{needed / 2**30:.3g} GiB"
             if needed < 2**1000
-            else f"about 10**{len(str(needed)) - 10} GiB"
+            else f"about 10**{digits(needed) - 10} GiB"
         )
         raise ValueError(
             f"{names} ask for a result of {gib}, "

@@ -157,7 +157,7 @@ def _axis(axis: Any, ndim: int) -> int:
     if not -ndim <= int(axis) < ndim:
         raise ValueError(
             f"axis must be in [-{ndim}, {ndim - 1}] for an array of {ndim} axes, got "
-            f"{axis}"
+            f"{_validate.describe(axis)}"
         )
     return int(axis) % ndim
 

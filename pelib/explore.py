@@ -22,6 +22,7 @@ import base64
 import html
 import io
 import math
+import numbers
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -605,20 +606,38 @@ def sin_only_residuals(
     return pelib.fit_linear_map(source, target, affine=affine).column_residuals
 
 
-def sin_only() -> Explorer:
+#: Offsets offered by the sine-only explorer.
+SIN_ONLY_PHIS = [1, 2, 5, 10, 20, 50, 100]
+
+
+def sin_only(residuals: Any = None) -> Explorer:
     """Explorer of chapter 5 (:doc:`/notebooks/05_sin_only`): the offset ``phi``.
 
     The relative residual of the best sine-only linear and affine shifts, per
-    frequency, over the table positions 0 to 400, as :func:`sin_only_residuals`
-    computes it in float64. The sine columns are nearly dependent, so these
-    values are approximate for the slower frequencies, and their last digits
-    depend on the machine's libm and LAPACK (chapter 5 computes the exact
-    least-squares residuals they approximate).
-    """
+    frequency (d = 32), over the table positions 0 to 400, for each offset of
+    :data:`SIN_ONLY_PHIS`.
 
+    Parameters
+    ----------
+    residuals : dict, optional
+        The residuals to draw: for each offset of :data:`SIN_ONLY_PHIS`, a pair
+        ``(linear, affine)`` of arrays of 16 finite residuals in [0, 1], such as the
+        exact least-squares residuals chapter 5 computes in mpmath. The frames and
+        their alt text then say "exact". With None (the default) the explorer fits
+        in float64 with :func:`sin_only_residuals`: the sine columns are nearly
+        dependent, so those values are approximate for the slower frequencies, and
+        their last digits depend on the machine's libm and LAPACK.
+    """
+    given = _sin_only_given(residuals)
+    method = "float64 least squares" if given is None else "exact least squares"
     floor = (
         1e-10  # below the smallest residual of any frame (about 2e-9, affine, phi = 1)
     )
+
+    def residuals_at(phi):
+        if given is None:
+            return sin_only_residuals(phi), sin_only_residuals(phi, affine=True)
+        return given[phi][0].copy(), given[phi][1].copy()
 
     def setup():
         fig, ax = _figure(1, 7.0)
@@ -635,32 +654,98 @@ def sin_only() -> Explorer:
         ax.legend(loc="lower left")
 
         def compute(phi):
-            return phi, sin_only_residuals(phi), sin_only_residuals(phi, affine=True)
+            return phi, *residuals_at(phi)
 
         def draw(data):
             phi, lin, aff = data
             linear.set_ydata(np.maximum(lin, floor))
             affine.set_ydata(np.maximum(aff, floor))
-            ax.set_title(
-                f"sine only, d = 32, phi = {phi}, t = 0..400, float64 least squares"
-            )
+            ax.set_title(f"sine only, d = 32, phi = {phi}, t = 0..400, {method}")
 
         return fig, compute, draw
 
     def alt(phi):
-        lin, aff = sin_only_residuals(phi), sin_only_residuals(phi, affine=True)
-        return (
+        lin, aff = residuals_at(phi)
+        values = (
             f"Relative residual of the best sine-only shift by {phi} over positions 0 "
-            "to 400, fitted in float64, for each of 16 frequencies on a logarithmic "
-            f"axis: linear maps from {lin.min():.2g} to {lin.max():.2g}, affine maps "
-            f"from {aff.min():.2g} to {aff.max():.2g}. Both are largest among the fast "
-            "frequencies 0 to 5 on the left; to the right the affine residual falls "
-            "far below the linear one."
+            f"to 400, {'fitted in float64' if given is None else 'exact'}, for each "
+            "of 16 frequencies on a logarithmic axis: linear maps from "
+            f"{lin.min():.2g} to {lin.max():.2g}, affine maps from {aff.min():.2g} "
+            f"to {aff.max():.2g}."
+        )
+        if given is None:
+            return (
+                f"{values} Both are largest among the fast frequencies 0 to 5 on the "
+                "left; to the right the affine residual falls far below the linear one."
+            )
+        return (
+            f"{values} The largest linear residual is at frequency {lin.argmax()}, "
+            f"the largest affine one at frequency {aff.argmax()}; at the slowest "
+            f"frequency, 15, linear {lin[-1]:.2g} and affine {aff[-1]:.2g}."
         )
 
-    return Explorer(
-        setup, {"phi": ("offset phi", [1, 2, 5, 10, 20, 50, 100])}, {"phi": 10}, alt
+    return Explorer(setup, {"phi": ("offset phi", SIN_ONLY_PHIS)}, {"phi": 10}, alt)
+
+
+def _sin_only_given(residuals: Any) -> dict[int, tuple[np.ndarray, np.ndarray]] | None:
+    """The ``residuals`` argument of :func:`sin_only`, checked: None, or a dict from
+    each offset of :data:`SIN_ONLY_PHIS` to a pair of arrays of 16 finite residuals
+    in [0, 1], returned as float64 arrays."""
+    if residuals is None:
+        return None
+    accepted = (
+        f"residuals must be None or a dict from each offset phi in {SIN_ONLY_PHIS} "
+        "to a pair (linear, affine) of arrays of 16 finite residuals in [0, 1]"
     )
+    if not isinstance(residuals, dict):
+        raise TypeError(f"{accepted}, got {_validate.describe(residuals)}")
+    keys = list(residuals)
+    if any(_validate._is_bool(k) or not isinstance(k, numbers.Integral) for k in keys):
+        odd = next(
+            k
+            for k in keys
+            if _validate._is_bool(k) or not isinstance(k, numbers.Integral)
+        )
+        raise TypeError(f"{accepted}, got the key {_validate.describe(odd)}")
+    missing = sorted(set(SIN_ONLY_PHIS) - {int(k) for k in keys})
+    extra = [k for k in keys if int(k) not in SIN_ONLY_PHIS]
+    if missing or extra:
+        found = (
+            f"the offsets {missing} are missing"
+            if missing
+            else f"keys that are not offsets: {len(extra)}, the first "
+            f"{_validate.describe(extra[0])}"
+        )
+        raise ValueError(f"{accepted}; {found}")
+    given = {}
+    for key, pair in residuals.items():
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(
+                f"residuals[{key}] must be a pair (linear, affine) of arrays of 16 "
+                f"finite residuals in [0, 1], got {_validate.describe(pair)}"
+            )
+        arrays = []
+        for kind, values in zip(("linear", "affine"), pair, strict=True):
+            name = f"residuals[{key}] ({kind})"
+            array = _validate.float_array(values, name, ndim=1)
+            with np.errstate(over="ignore"):
+                array = array.astype(np.float64)
+            if array.shape != (16,):
+                raise ValueError(
+                    f"{name} must hold 16 residuals, one per frequency, got shape "
+                    f"{array.shape}"
+                )
+            if not np.all(np.isfinite(array)):  # finite before, beyond float64 now
+                raise ValueError(f"{name} must hold finite residuals, beyond float64")
+            if np.any(array < 0) or np.any(array > 1):
+                raise ValueError(
+                    f"{name} must hold relative residuals between 0 and 1 (a best "
+                    "fit is no worse than the zero map), got values from "
+                    f"{float(array.min()):.3g} to {float(array.max()):.3g}"
+                )
+            arrays.append(array + 0.0)  # -0.0 becomes 0.0
+        given[int(key)] = (arrays[0], arrays[1])
+    return given
 
 
 #: Every explorer of the book, by chapter.

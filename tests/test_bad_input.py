@@ -385,6 +385,16 @@ SLOW_CASES = [
             alt=lambda a: "a line",
         ),
     ),
+    Case(
+        "explore.sin_only",
+        explore.sin_only,
+        dict(
+            residuals={
+                phi: (np.full(16, 0.5), np.full(16, 0.25))
+                for phi in explore.SIN_ONLY_PHIS
+            }
+        ),
+    ),
     Case("explore.update_times", explore.update_times, dict(explorer=None, repeat=1)),
     Case("Explorer.frame", None, dict(a=2)),
     Case("Explorer.html", None, dict(a=2)),
@@ -643,6 +653,25 @@ def test_every_public_function_has_a_case():
     public -= {
         "explore.formula",
         "explore.wavelengths",
-        "explore.sin_only",
     }  # no parameters to replace
     assert public <= covered, sorted(public - covered)
+
+
+BEYOND_STR = 10**5000  # more digits than str() converts (4,300): no message may try
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+@pytest.mark.parametrize(
+    ("case", "name"),
+    _parameters(CASES + SLOW_CASES),
+    ids=lambda x: x.name if isinstance(x, Case) else x,
+)
+def test_integers_beyond_str_are_refused_by_name(case, name, sign, tiny_explorer):
+    try:
+        result = _call(case, name, sign * BEYOND_STR, tiny_explorer)
+    except (TypeError, ValueError) as error:
+        assert name in str(error), f"{case.name}({name}=10**5000): {error}"
+        return
+    finally:
+        plt.close("all")
+    _check_finite(result, f"{case.name}({name}=10**5000)")
