@@ -167,7 +167,7 @@ def heatmap(
         interpolation="nearest",
         extent=(-0.5, d - 0.5, start + n - 0.5, start - 0.5),
     )
-    ax.set_xlabel("dimension (column)")
+    ax.set_xlabel("column")
     ax.set_ylabel("position t")
     if title:
         ax.set_title(title)
@@ -281,7 +281,7 @@ def vectors(
     ax = axes(ax)
     for label, row in checked.items():
         ax.plot(np.arange(len(row)), row, label=label, linewidth=1)
-    ax.set_xlabel("dimension (column)")
+    ax.set_xlabel("column")
     ax.set_ylabel("value")
     ax.legend(loc="best", fontsize="small")
     if title:

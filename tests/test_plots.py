@@ -25,7 +25,7 @@ def test_heatmap_shows_the_table_unchanged():
     assert image.get_clim() == (-1, 1)
     # Row 0 is position 10 at the top, column j is centred on x = j.
     assert image.get_extent() == [-0.5, 3.5, 12.5, 9.5]
-    assert ax.get_xlabel() == "dimension (column)" and ax.get_ylabel() == "position t"
+    assert ax.get_xlabel() == "column" and ax.get_ylabel() == "position t"
     assert len(ax.figure.axes) == 2  # the colour bar
 
 
