@@ -257,6 +257,21 @@ class TestNotebook:
                 assert not re.search(r"^#{1,2} ", source(cell), re.M), (
                     "nothing after the Exercises section"
                 )
+        # Side matter waits in one optional section just before the Summary (README,
+        # "Writing a chapter"): chapters 1-5 have it, and no section comes between.
+        sections = [
+            heading
+            for c in cells
+            if c["cell_type"] == "markdown"
+            for heading in re.findall(r"^## (.+)$", source(c), re.M)
+        ]
+        further = [k for k, h in enumerate(sections) if h.startswith("Going further")]
+        if path.name[:2] in {"01", "02", "03", "04", "05"}:
+            assert further == [sections.index("Summary") - 1], (
+                "one section 'Going further (optional)', just before the Summary"
+            )
+        else:
+            assert len(further) <= 1
 
     def test_exercises_have_hidden_solutions_that_assert(self, path):
         if path not in CHAPTERS:
