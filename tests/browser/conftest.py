@@ -162,3 +162,11 @@ def open_folds(page):
         ".forEach(e => e.classList.remove('toggle-hidden'));\n"
         "    }"
     )
+    # Opening a fold starts sphinx-togglebutton's fade-in (0.3 s of opacity): wait for
+    # every finite animation to end, or an audit on a busy machine sees half-faded text
+    # and reports its contrast.
+    page.evaluate(
+        "() => Promise.all(document.getAnimations()"
+        ".filter(a => a.effect && isFinite(a.effect.getComputedTiming().endTime))"
+        ".map(a => a.finished.catch(() => null)))"
+    )
