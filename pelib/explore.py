@@ -107,6 +107,7 @@ class Explorer:
         with mpl.rc_context(STYLE):
             self.figure, self.compute, self._draw = _setup_result(setup())
             _fix_layout(self.figure, lambda: self._draw(self.compute(**defaults)))
+        _alt_text(alt, defaults)  # refuses an alt that cannot describe a frame
         self.alt = alt
         self.controls = {name: list(values) for name, (_, values) in controls.items()}
         self.defaults = dict(defaults)
@@ -175,7 +176,7 @@ class Explorer:
         data = base64.b64encode(self.frame(**values)).decode("ascii")
         return (
             f'<img src="data:image/png;base64,{data}" '
-            f'alt="{html.escape(self.alt(**values))}">'
+            f'alt="{html.escape(_alt_text(self.alt, values))}">'
         )
 
     def current(self) -> dict[str, Any]:
@@ -260,6 +261,23 @@ def _check_defaults(
                 f"defaults[{name!r}] must be one of {list(values)}, got "
                 f"{defaults.get(name)!r}"
             )
+
+
+def _alt_text(alt: Callable[..., str], values: dict[str, Any]) -> str:
+    """``alt(**values)``, which must be a str; any other outcome is refused naming
+    ``alt``."""
+    try:
+        text = alt(**values)
+    except (TypeError, ValueError) as error:
+        raise TypeError(
+            "alt must take the controls as keyword arguments and return the alt text "
+            f"(a str): alt({', '.join(values)}) raised {type(error).__name__}: {error}"
+        ) from None
+    if not isinstance(text, str):
+        raise TypeError(
+            f"alt must return the alt text as a str, got {_validate.describe(text)}"
+        )
+    return text
 
 
 def _setup_result(
