@@ -8,9 +8,11 @@ Every value here comes from one of two places, and never from pelib:
 - **the standard library**, entry by entry in plain Python loops, exactly as the paper
   writes the formula (:func:`formula_row`, :func:`formula_table`).
 
-Nothing in this package imports pelib, and none of its values passes through pelib's
-rounded intermediates (its frequencies, its angles, its tables). NumPy is used only as a
-container for the results. ``tests/test_oracle.py`` checks the oracle itself against
+The tables over image grids, video grids and diffusion time steps (MAE, DiT, diffusers)
+are in :mod:`oracle.grids`, built on :func:`exact`. Nothing in this package imports
+pelib, and none of its values passes through pelib's rounded intermediates (its
+frequencies, its angles, its tables). NumPy is used only as a container for the
+results. ``tests/test_oracle.py`` checks the oracle itself against
 values known in closed form.
 """
 
@@ -36,6 +38,7 @@ __all__ = [
     "formula_row",
     "formula_table",
     "frequency",
+    "grids",
     "least_squares",
     "timescale_frequency",
     "timing_signal",
@@ -352,3 +355,7 @@ def formula_table(
 ) -> list[list[float]]:
     """Rows ``start .. start + n_positions - 1`` of :func:`formula_row`."""
     return [formula_row(start + t, d_model, base, layout) for t in range(n_positions)]
+
+
+# The tables over grids and time steps (they use exact() and to_mpf() above).
+from . import grids  # noqa: E402

@@ -777,3 +777,246 @@ def jadore_rows(length):
     and the tokens are numbered from 1: :func:`jadore_sinusoid_table`.)
     """
     return np.arange(length)
+
+
+# --- beyond the token axis: image grids, video grids, diffusion time steps ------------
+
+
+def sincos_1d_from_grid(embed_dim, pos):
+    """``get_1d_sincos_pos_embed_from_grid`` of MAE, DiT and diffusers: ``[sin | cos]``
+    of the flattened positions, float64.
+
+    Source: ``facebookresearch/mae``, revision efb2a8062c206524e35e47d04501ed4f544c0ae8,
+    ``util/pos_embed.py``, lines 49-67; ``facebookresearch/DiT``, revision
+    ed81ce2229091fd4ecc9a223645f95cf379d582b, ``models.py``, lines 303-321;
+    ``huggingface/diffusers``, revision 58eb52c0803ea9af3abec60841c2a093bdf1f951,
+    ``src/diffusers/models/embeddings.py``, lines 431-456
+    (``get_1d_sincos_pos_embed_from_grid_np``). The three are token for token the same
+    arithmetic: MAE writes ``dtype=np.float``, an alias of Python's ``float`` (float64)
+    removed in NumPy 1.24 (so MAE's function fails on NumPy 2), here ``float``; DiT
+    writes ``np.float64``; diffusers raises ``ValueError`` where the others
+    ``assert``. The frequencies ``1 / 10000 ** (k / (D /
+    2))`` (``D`` = ``embed_dim``, ``k < D / 2``) are float64; ``einsum`` of the float32
+    positions with them promotes to float64, so the angles, sines and cosines are
+    float64 and only the positions carry float32 rounding. diffusers' PyTorch path
+    (lines 322-368) computes the same: ``omega`` in float64 (float32 on Apple's MPS
+    device only), ``torch.outer`` of the float32 positions with it in float64.
+    """
+    assert embed_dim % 2 == 0
+    omega = np.arange(embed_dim // 2, dtype=float)
+    omega /= embed_dim / 2.0
+    omega = 1.0 / 10000**omega  # (D/2,)
+    pos = pos.reshape(-1)  # (M,)
+    out = np.einsum("m,d->md", pos, omega)  # (M, D/2), outer product
+    emb_sin = np.sin(out)  # (M, D/2)
+    emb_cos = np.cos(out)  # (M, D/2)
+    return np.concatenate([emb_sin, emb_cos], axis=1)  # (M, D)
+
+
+def sincos_2d_from_grid(embed_dim, grid):
+    """``get_2d_sincos_pos_embed_from_grid`` of MAE, DiT and diffusers: the 1-D table of
+    ``grid[0]``, then that of ``grid[1]``.
+
+    Source: ``facebookresearch/mae`` (revision as in :func:`sincos_1d_from_grid`),
+    ``util/pos_embed.py``, lines 38-46; ``facebookresearch/DiT``, ``models.py``, lines
+    292-300; ``huggingface/diffusers``, ``src/diffusers/models/embeddings.py``, lines
+    409-428 (``get_2d_sincos_pos_embed_from_grid_np``; the PyTorch path, lines 289-319,
+    is the same). The first half is named ``emb_h`` ("use half of dimensions to encode
+    grid_h"), but every caller builds ``grid`` with ``np.meshgrid(grid_w, grid_h)``, so
+    ``grid[0]`` holds the width coordinate (facebookresearch/mae#18).
+    """
+    assert embed_dim % 2 == 0
+    emb_h = sincos_1d_from_grid(embed_dim // 2, grid[0])  # (H*W, D/2)
+    emb_w = sincos_1d_from_grid(embed_dim // 2, grid[1])  # (H*W, D/2)
+    return np.concatenate([emb_h, emb_w], axis=1)  # (H*W, D)
+
+
+def mae_2d_sincos_pos_embed(embed_dim, grid_size, cls_token=False):
+    """MAE's ``get_2d_sincos_pos_embed``: a square grid of integer positions, one zero
+    row first if ``cls_token``; float64.
+
+    Source: ``facebookresearch/mae``, revision efb2a8062c206524e35e47d04501ed4f544c0ae8,
+    ``util/pos_embed.py``, lines 20-35. The positions are ``np.arange(grid_size,
+    dtype=np.float32)`` (exact below ``2**24``); row ``h * grid_size + w`` holds the
+    table of ``w``, then that of ``h`` (:func:`sincos_2d_from_grid`). Shape
+    ``(grid_size**2, embed_dim)``, or one more row with ``cls_token``.
+    """
+    grid_h = np.arange(grid_size, dtype=np.float32)
+    grid_w = np.arange(grid_size, dtype=np.float32)
+    grid = np.meshgrid(grid_w, grid_h)  # here w goes first
+    grid = np.stack(grid, axis=0)
+    grid = grid.reshape([2, 1, grid_size, grid_size])
+    pos_embed = sincos_2d_from_grid(embed_dim, grid)
+    if cls_token:
+        pos_embed = np.concatenate([np.zeros([1, embed_dim]), pos_embed], axis=0)
+    return pos_embed
+
+
+def dit_2d_sincos_pos_embed(embed_dim, grid_size, cls_token=False, extra_tokens=0):
+    """DiT's ``get_2d_sincos_pos_embed``: MAE's, with ``extra_tokens`` zero rows, added
+    only when ``cls_token`` is also true; float64.
+
+    Source: ``facebookresearch/DiT``, revision ed81ce2229091fd4ecc9a223645f95cf379d582b,
+    ``models.py``, lines 274-289 (copied from MAE, line 272 says). ``cls_token=True``
+    alone adds no row (MAE adds one); ``extra_tokens`` alone adds none either. DiT
+    itself calls it without either (``initialize_weights``), and stores the result in
+    a float32 parameter.
+    """
+    grid_h = np.arange(grid_size, dtype=np.float32)
+    grid_w = np.arange(grid_size, dtype=np.float32)
+    grid = np.meshgrid(grid_w, grid_h)  # here w goes first
+    grid = np.stack(grid, axis=0)
+    grid = grid.reshape([2, 1, grid_size, grid_size])
+    pos_embed = sincos_2d_from_grid(embed_dim, grid)
+    if cls_token and extra_tokens > 0:
+        pos_embed = np.concatenate(
+            [np.zeros([extra_tokens, embed_dim]), pos_embed], axis=0
+        )
+    return pos_embed
+
+
+def diffusers_2d_sincos_pos_embed(
+    embed_dim,
+    grid_size,
+    cls_token=False,
+    extra_tokens=0,
+    interpolation_scale=1.0,
+    base_size=16,
+):
+    """diffusers' ``get_2d_sincos_pos_embed_np``: ``grid_size`` an int or (height,
+    width), positions scaled to ``base_size``, float32 positions, float64 table.
+
+    Source: ``huggingface/diffusers``, revision
+    58eb52c0803ea9af3abec60841c2a093bdf1f951, ``src/diffusers/models/embeddings.py``,
+    lines 371-406. The position of cell ``i`` of an axis of ``n`` is ``arange(n,
+    float32) / (n / base_size) / interpolation_scale``: a float32 array divided by
+    Python floats stays float32 (NumPy 2's weak scalars, and NumPy 1's value-based
+    casting alike), so each divisor is rounded to float32 and each quotient too; every
+    axis spans ``[0, base_size / interpolation_scale)``. ``grid_size[0]`` is the height
+    (``PatchEmbed`` passes ``(height, width)``); the ``reshape`` to ``(2, 1, width,
+    height)`` keeps the row-major order ``h * width + w``. Zero rows as DiT's
+    (:func:`dit_2d_sincos_pos_embed`). The public ``get_2d_sincos_pos_embed`` (lines
+    221-286) calls this for ``output_type="np"`` after ``deprecate(..., "0.33.0")``,
+    which raises ``ValueError`` in this revision (version 0.40.0.dev0); its PyTorch path
+    computes the same (float32 grid, float64 table) and ``PatchEmbed`` stores it as
+    float32.
+    """
+    if isinstance(grid_size, int):
+        grid_size = (grid_size, grid_size)
+    grid_h = (
+        np.arange(grid_size[0], dtype=np.float32)
+        / (grid_size[0] / base_size)
+        / interpolation_scale
+    )
+    grid_w = (
+        np.arange(grid_size[1], dtype=np.float32)
+        / (grid_size[1] / base_size)
+        / interpolation_scale
+    )
+    grid = np.meshgrid(grid_w, grid_h)  # here w goes first
+    grid = np.stack(grid, axis=0)
+    grid = grid.reshape([2, 1, grid_size[1], grid_size[0]])
+    pos_embed = sincos_2d_from_grid(embed_dim, grid)
+    if cls_token and extra_tokens > 0:
+        pos_embed = np.concatenate(
+            [np.zeros([extra_tokens, embed_dim]), pos_embed], axis=0
+        )
+    return pos_embed
+
+
+def diffusers_3d_sincos_pos_embed(
+    embed_dim,
+    spatial_size,
+    temporal_size,
+    spatial_interpolation_scale=1.0,
+    temporal_interpolation_scale=1.0,
+):
+    """diffusers' ``_get_3d_sincos_pos_embed_np`` (CogVideoX): ``spatial_size`` an int
+    or **(width, height)**; shape ``(temporal_size, height * width, embed_dim)``.
+
+    Source: ``huggingface/diffusers``, revision
+    58eb52c0803ea9af3abec60841c2a093bdf1f951, ``src/diffusers/models/embeddings.py``,
+    lines 155-218. ``grid_h = arange(spatial_size[1])`` and ``grid_w =
+    arange(spatial_size[0])``: the pair is read as (width, height), the reverse of the
+    2-D function's ``grid_size`` (CogVideoX passes ``(post_patch_width,
+    post_patch_height)``, lines 699-707). Positions ``arange(n, float32) / scale`` are
+    float32 (one rounding); the first ``D / 4`` columns are the 1-D table of the frame,
+    the last ``3 D / 4`` the 2-D table of the cell (width index, then height index),
+    float64. The function's first statement, ``deprecate("output_type=='np'",
+    "0.33.0", ...)``, raises ``ValueError`` in this revision (version 0.40.0.dev0) and
+    is left out here; ``get_3d_sincos_pos_embed``'s PyTorch path (lines 81-152), the one
+    CogVideoX calls, computes the same arithmetic (its 1-D part in float64).
+    """
+    if embed_dim % 4 != 0:
+        raise ValueError("`embed_dim` must be divisible by 4")
+    if isinstance(spatial_size, int):
+        spatial_size = (spatial_size, spatial_size)
+    embed_dim_spatial = 3 * embed_dim // 4
+    embed_dim_temporal = embed_dim // 4
+    # 1. Spatial
+    grid_h = np.arange(spatial_size[1], dtype=np.float32) / spatial_interpolation_scale
+    grid_w = np.arange(spatial_size[0], dtype=np.float32) / spatial_interpolation_scale
+    grid = np.meshgrid(grid_w, grid_h)  # here w goes first
+    grid = np.stack(grid, axis=0)
+    grid = grid.reshape([2, 1, spatial_size[1], spatial_size[0]])
+    pos_embed_spatial = sincos_2d_from_grid(embed_dim_spatial, grid)
+    # 2. Temporal
+    grid_t = np.arange(temporal_size, dtype=np.float32) / temporal_interpolation_scale
+    pos_embed_temporal = sincos_1d_from_grid(embed_dim_temporal, grid_t)
+    # 3. Concat
+    pos_embed_spatial = pos_embed_spatial[np.newaxis, :, :]
+    pos_embed_spatial = np.repeat(pos_embed_spatial, temporal_size, axis=0)
+    pos_embed_temporal = pos_embed_temporal[:, np.newaxis, :]
+    pos_embed_temporal = np.repeat(
+        pos_embed_temporal, spatial_size[0] * spatial_size[1], axis=1
+    )
+    return np.concatenate([pos_embed_temporal, pos_embed_spatial], axis=-1)
+
+
+def guided_diffusion_timestep_embedding(timesteps, dim, max_period=10000):
+    """guided-diffusion's ``timestep_embedding``: ``[cos | sin]``, float32, the
+    frequencies ``max_period ** (-k / half)``, a zero column if odd.
+
+    Source: ``openai/guided-diffusion``, revision
+    22e0df8183507e13a7813f8d38d51b072ca1e67c, ``guided_diffusion/nn.py``, lines
+    103-121. ``-math.log(max_period)`` times the float32 range is float32 (PyTorch
+    casts the Python float to the tensor's type), divided by ``half`` in float32,
+    ``exp`` in float32; the time steps are ``.float()`` (fractional ones rounded to
+    float32) times the frequencies. This is diffusers' ``get_timestep_embedding`` with
+    ``flip_sin_to_cos=True, downscale_freq_shift=0`` (and ``scale=1``) step for step
+    (:func:`diffusers_timestep_embedding`).
+    """
+    half = dim // 2
+    freqs = np.exp(
+        F32(-math.log(max_period)) * np.arange(0, half, dtype=F32) / F32(half)
+    )
+    args = np.asarray(timesteps)[:, None].astype(F32) * freqs[None]
+    embedding = np.concatenate([np.cos(args), np.sin(args)], axis=-1)
+    if dim % 2:
+        embedding = np.concatenate(
+            [embedding, np.zeros_like(embedding[:, :1])], axis=-1
+        )
+    return embedding
+
+
+def dit_timestep_embedding(t, dim, max_period=10000):
+    """DiT's ``TimestepEmbedder.timestep_embedding``: guided-diffusion's, token for
+    token; ``[cos | sin]``, float32.
+
+    Source: ``facebookresearch/DiT``, revision ed81ce2229091fd4ecc9a223645f95cf379d582b,
+    ``models.py``, lines 40-59 (a static method; its comment points to
+    ``openai/glide-text2im``, ``glide_text2im/nn.py``). The arithmetic is that of
+    :func:`guided_diffusion_timestep_embedding`; DiT calls it with ``dim =
+    frequency_embedding_size = 256``.
+    """
+    half = dim // 2
+    freqs = np.exp(
+        F32(-math.log(max_period)) * np.arange(0, half, dtype=F32) / F32(half)
+    )
+    args = np.asarray(t)[:, None].astype(F32) * freqs[None]
+    embedding = np.concatenate([np.cos(args), np.sin(args)], axis=-1)
+    if dim % 2:
+        embedding = np.concatenate(
+            [embedding, np.zeros_like(embedding[:, :1])], axis=-1
+        )
+    return embedding

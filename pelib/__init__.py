@@ -10,7 +10,10 @@ and timing helpers in :mod:`pelib.timing`; each is imported on its own.
 from ._analysis import LinearFit, fit_linear_map, offset_distance, relative_dot
 from ._conventions import sinusoidal_direct, timing_signal
 from ._encoding import LAYOUTS, encode, frequencies, sinusoidal, wavelengths
+from ._grids import sincos_2d, sincos_3d, timestep_embedding
 from ._identify import Identification, identify
+from ._identify_grid import GridIdentification, TimestepReading
+from ._identify_volume import VolumeIdentification
 from ._precision import angle_limit
 from ._report import at_most, rounded, shown
 from ._rope import (
@@ -35,6 +38,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "LAYOUTS",
+    "GridIdentification",
     "Identification",
     "LinearFit",
     "ROPE_LAYOUTS",
@@ -59,9 +63,14 @@ __all__ = [
     "shift_packed",
     "shift_swap",
     "shown",
+    "sincos_2d",
+    "sincos_3d",
     "sinusoidal",
     "sinusoidal_direct",
     "swap_vectors",
+    "TimestepReading",
+    "VolumeIdentification",
+    "timestep_embedding",
     "timing_signal",
     "wavelengths",
 ]

@@ -54,6 +54,13 @@ from ._encoding import (
     _pairs_at_positions,
     _split_steps,
 )
+from ._identify_grid import (
+    GridIdentification,
+    TimestepReading,
+    identify_grid,
+    timestep_reading,
+)
+from ._identify_volume import VolumeIdentification, identify_volume
 
 #: The layouts :func:`identify` names.
 IDENTIFIED_LAYOUTS = ("interleaved", "concat", "concat_cos_first")
@@ -240,6 +247,41 @@ class Identification:
             self.n_frequencies,
             self.min_timescale,
         ).omega.copy()
+
+    def as_timestep(self) -> TimestepReading:
+        """The table read as a diffusion time-step embedding (diffusers'
+        ``get_timestep_embedding``, DiT's and guided-diffusion's
+        ``timestep_embedding``; :func:`timestep_embedding`) of consecutive integer
+        time steps: the same facts, named as that code's parameters.
+
+        A ``[sin | cos]`` or ``[cos | sin]`` table of time steps ``0 .. n - 1`` is
+        also a 1-D position table, and :func:`identify` describes it as one (the
+        paper's frequencies for ``downscale_freq_shift`` 0, tensor2tensor's for 1);
+        this renames those facts. ``flip_sin_to_cos`` is the layout, ``scale`` the
+        ``min_timescale``; ``downscale_freq_shift`` and ``max_period`` trade off
+        (the table fixes only ``max_period**(-1/(K - shift))``), so the reading
+        lists the pairs of them that fit (see :class:`TimestepReading`).
+
+        Returns
+        -------
+        TimestepReading
+
+        Raises
+        ------
+        ValueError
+            If the table is not such an embedding: interleaved pairs, zero rows, one
+            more sine than cosines, or zero columns other than the last column of an
+            odd width; the message says which.
+
+        Examples
+        --------
+        >>> from pelib import identify, timestep_embedding
+        >>> table = timestep_embedding(range(40), 8, flip_sin_to_cos=True,
+        ...                            downscale_freq_shift=0)
+        >>> identify(table).as_timestep().readings[0]
+        (0.0, 10000.0)
+        """
+        return timestep_reading(self)
 
     def table(self, n_positions: int) -> np.ndarray:
         """The convention's table of ``n_positions`` rows, exactly as :func:`identify`
@@ -2107,7 +2149,9 @@ def _describe_columns(
     return text
 
 
-def identify(table: ArrayLike) -> Identification:
+def identify(
+    table: ArrayLike,
+) -> Identification | GridIdentification | VolumeIdentification:
     r"""Name the convention of a sinusoidal position table, or say why it is not one.
 
     Given the table some code produced (one row per position), find the column layout,
@@ -2125,9 +2169,14 @@ def identify(table: ArrayLike) -> Identification:
 
     Returns
     -------
-    Identification
+    Identification, GridIdentification or VolumeIdentification
         The convention, its parameters, and ``max_error``; ``str()`` of it reads as a
-        sentence, and its ``table(n)`` rebuilds the convention for comparison.
+        sentence, and its ``table(n)`` rebuilds the convention for comparison. A
+        time-step table is an :class:`Identification` whose
+        :meth:`~Identification.as_timestep` names diffusers' parameters; a 2-D grid
+        table, which no 1-D convention explains, gives a :class:`GridIdentification`,
+        and diffusers' 3-D table a :class:`VolumeIdentification` (see "Beyond the
+        token axis" below).
 
     Raises
     ------
@@ -2173,6 +2222,38 @@ def identify(table: ArrayLike) -> Identification:
     :math:`M = b^{(K-1)/K}` (at width 4, tensor2tensor's 100 is the paper's 10000; at
     width 8, its 1000 is the paper's 10000; at width 6, the paper's :math:`10^6` is its
     10000).
+
+    **Beyond the token axis** (issue 20). A diffusion time-step table (diffusers'
+    ``get_timestep_embedding``, DiT's and guided-diffusion's ``timestep_embedding``,
+    :func:`timestep_embedding`, of the time steps ``0 .. n - 1``) is a 1-D
+    ``[sin | cos]`` or ``[cos | sin]`` table: ``downscale_freq_shift`` 0 gives the
+    paper's frequencies with base ``max_period``, 1 tensor2tensor's, another shift the
+    paper's at another width or base, and ``scale`` is a ``min_timescale``. It is
+    identified as such, exactly as before; :meth:`Identification.as_timestep` renames
+    those facts as the code's parameters, and lists the pairs of shift and
+    ``max_period`` that fit, since only ``max_period**(-1/(K - shift))`` is
+    determined. A ``scale`` that turns the fastest pair by more than pi per step
+    (diffusers' ``scale=1000`` with integer steps, say) aliases: consecutive rows
+    cannot tell that frequency from another, and the table is refused. Only when a
+    table is refused as a 1-D table is it read as the 2-D table of MAE, DiT and
+    diffusers (:func:`sincos_2d`): zero rows first (extra tokens), then one half
+    repeating every ``W`` rows (the width index) and the other constant within
+    blocks of ``W`` rows (the height index), each half a ``[sin | cos]`` table with
+    the frequencies ``10000**(-k/(D/4))`` of positions that step evenly from 0 on
+    each axis; the positions are read off the angles and the table rebuilt. The
+    result names the grid, the step of each axis (1 for MAE's and DiT's integer
+    grid) and diffusers' ``base_size / interpolation_scale``, which is all the
+    table determines of those two (see :class:`GridIdentification`). A table with
+    the rows of such a grid that fails a later step is refused with the 1-D
+    reason followed by the grid's. diffusers' 3-D table (:func:`sincos_3d`), of
+    shape ``(frames, height * width, D)`` with at least 2 frames or flattened to
+    ``(frames * height * width, D)``, is read likewise: the first ``D/4`` columns
+    constant within a frame, the last ``3D/4`` a grid table repeated in every
+    frame; its interpolation scales are determined (see
+    :class:`VolumeIdentification`). A 3-D array that is not such a table is refused
+    as before (a 2-D array is expected), and so is one of a single frame, shape
+    ``(1, cells, D)`` (pass ``table[0]``, which a 2-D reading does not recognise
+    either).
 
     **The offset.** With the envelope of float64 angles it is searched over ``|offset| <
     2**31`` (more precisely, over :math:`2^{24}` windings of the slowest pair either
@@ -2222,8 +2303,37 @@ def identify(table: ArrayLike) -> Identification:
     >>> bool(ident.max_error < 1e-15)
     True
     """
-    array = _table_array(table)
-    return _identify(array, backwards=True)
+    try:
+        array = _table_array(table)
+    except ValueError:
+        volume = _volume_array(table)
+        if volume is None:
+            raise
+        return volume
+    try:
+        return _identify(array, backwards=True)
+    except ValueError as error:
+        grid = identify_grid(array)
+        if isinstance(grid, GridIdentification):
+            return grid
+        volume = identify_volume(array)
+        if volume is not None:
+            return volume
+        if grid is None:
+            raise
+        raise ValueError(f"{error} {grid}") from None
+
+
+def _volume_array(table: Any) -> VolumeIdentification | None:
+    """:func:`identify_volume` of a 3-D array of at least 2 frames of finite real
+    numbers, which :func:`_table_array` refuses; None for anything else."""
+    if not isinstance(table, np.ndarray) or table.ndim != 3 or table.shape[0] < 2:
+        return None
+    if table.dtype.kind != "f" and not _validate.is_extension_float(table.dtype):
+        return None
+    if table.size == 0 or not np.all(np.isfinite(table.astype(np.float64))):
+        return None
+    return identify_volume(table)
 
 
 def _identify(array: np.ndarray, *, backwards: bool) -> Identification:

@@ -134,6 +134,40 @@ CASES = [
         dict(n_positions=5, d_model=8, base=10000.0, start=2, dtype=np.float32),
     ),
     Case(
+        "sincos_2d",
+        pelib.sincos_2d,
+        dict(
+            embed_dim=8,
+            grid_size=(2, 3),
+            extra_tokens=1,
+            base_size=4.0,
+            interpolation_scale=1.5,
+        ),
+    ),
+    Case(
+        "sincos_3d",
+        pelib.sincos_3d,
+        dict(
+            embed_dim=16,
+            spatial_size=(3, 2),
+            temporal_size=2,
+            spatial_interpolation_scale=1.5,
+            temporal_interpolation_scale=0.5,
+        ),
+    ),
+    Case(
+        "timestep_embedding",
+        pelib.timestep_embedding,
+        dict(
+            timesteps=[0, 1.5, 999],
+            embedding_dim=7,
+            flip_sin_to_cos=True,
+            downscale_freq_shift=1.0,
+            scale=2.0,
+            max_period=10000.0,
+        ),
+    ),
+    Case(
         "timing_signal",
         pelib.timing_signal,
         dict(
