@@ -1020,3 +1020,141 @@ def dit_timestep_embedding(t, dim, max_period=10000):
             [embedding, np.zeros_like(embedding[:, :1])], axis=-1
         )
     return embedding
+
+
+# --- resampling a position table: PyTorch's bicubic resize, MAE's interpolate_pos_embed
+
+
+def _cubic_coefficients(t, dtype):
+    """The four weights of PyTorch's ``get_cubic_upsample_coefficients`` for the
+    fraction ``t`` (an array), each step in ``dtype``: Keys' kernel with ``A = -0.75``,
+    ``cubic_convolution2(t + 1)``, ``cubic_convolution1(t)``, ``cubic_convolution1(1 -
+    t)``, ``cubic_convolution2(2 - t)``."""
+    a = dtype(-0.75)
+    one, two, three = dtype(1), dtype(2), dtype(3)
+    five, eight, four = dtype(5), dtype(8), dtype(4)
+
+    def conv1(x):  # |x| <= 1: ((A + 2) x - (A + 3)) x^2 + 1
+        return ((a + two) * x - (a + three)) * x * x + one
+
+    def conv2(x):  # 1 < |x| < 2: ((A x - 5 A) x + 8 A) x - 4 A
+        return ((a * x - five * a) * x + eight * a) * x - four * a
+
+    x2 = one - t
+    return [conv2(t + one), conv1(t), conv1(x2), conv2(x2 + one)]
+
+
+def _bicubic_axis(values, axis, out_size, dtype):
+    """Resize ``values`` along ``axis`` to ``out_size`` samples with PyTorch's cubic
+    weights (``align_corners=False``, no antialias), in ``dtype``."""
+    in_size = values.shape[axis]
+    if out_size == in_size:
+        # weights [0, 1, 0, 0] at t = 0: the copy PyTorch's CPU code makes
+        return values.copy()
+    if out_size > 1:
+        # area_pixel_compute_scale: static_cast<scalar_t>(input_size) / output_size
+        scale = dtype(in_size) / dtype(out_size)
+    else:
+        scale = dtype(0)
+    dst = np.arange(out_size)
+    # area_pixel_compute_source_index (cubic: negative indices kept):
+    # scale * (dst_index + 0.5) - 0.5, the product and difference in double (the 0.5
+    # is a double literal), returned as scalar_t
+    real = (np.float64(scale) * (dst + 0.5) - 0.5).astype(dtype)
+    # guard_index_and_lambda: index = min(floor(real), size - 1), lambda in [0, 1]
+    index = np.minimum(np.floor(real).astype(np.int64), in_size - 1)
+    lam = np.clip(real - index.astype(dtype), dtype(0), dtype(1)).astype(dtype)
+    weights = _cubic_coefficients(lam, dtype)
+    moved = np.moveaxis(values, axis, 0)
+    total = None
+    for j in range(4):
+        # the taps index - 1 .. index + 2, clamped to the border
+        taps = np.clip(index + j - 1, 0, in_size - 1)
+        shape = (out_size,) + (1,) * (moved.ndim - 1)
+        term = moved[taps] * weights[j].reshape(shape)
+        total = term if total is None else total + term
+    return np.moveaxis(total.astype(dtype), 0, axis)
+
+
+def torch_bicubic_resize(grid, size, dtype=np.float64):
+    """PyTorch's ``F.interpolate(x, size, mode='bicubic', align_corners=False)``
+    (``antialias=False``) on the grid ``grid`` of shape ``(height, width, ...)`` (the
+    trailing axes are the channels), returning shape ``(size[0], size[1], ...)``.
+
+    Sources (``pytorch/pytorch``): ``aten/src/ATen/native/UpSample.h`` at revision
+    ea5cd3606542b2ea3a4d3fe9359947e1d6184fac, lines 197-249
+    (``compute_scales_value``, ``area_pixel_compute_scale``,
+    ``area_pixel_compute_source_index``: ``scale = input_size / output_size``, source
+    index ``scale * (dst_index + 0.5) - 0.5``, negative values kept for cubic), lines
+    260-270 (``upsample_get_value_bounded``: taps clamped to ``[0, size - 1]``) and
+    lines 285-324 (``cubic_convolution1``, ``cubic_convolution2``,
+    ``get_cubic_upsample_coefficients`` with ``A = -0.75``, ``cubic_interp1d``). The
+    CPU kernel: ``aten/src/ATen/native/UpSampleBicubic2d.cpp`` at revision
+    70f364554f849d6ea059ddf7e985e8eaa6c4320f (``upsample_bicubic2d_out_cpu`` calls
+    the dispatched ``upsample_bicubic2d_kernel``), which
+    ``aten/src/ATen/native/cpu/UpSampleKernel.cpp`` at revision
+    bb7240c35c73bef34525036c7ebd0dc48750654e registers as
+    ``upsample_bicubic2d_kernel_impl``: for floating types
+    ``upsample_generic_Nd_kernel_impl<2, scale_t, HelperInterpCubic>``, whose
+    ``HelperInterpCubic::compute_indices_weights`` computes per axis the source index,
+    ``guard_index_and_lambda`` (index ``min(floor(real), size - 1)``, fraction clamped
+    to ``[0, 1]``; neither bites with ``align_corners=False``), the four weights and
+    the clamped taps ``index - 1 .. index + 2``, and whose ``Interpolate`` sums, for
+    each of the four height taps, the four width taps times their weights, then those
+    four sums times the height weights (``opmath_type`` of float is float). The
+    line numbers of those two ``.cpp`` files were not counted here; older revisions
+    of ``UpSampleBicubic2d.cpp`` held the same arithmetic in
+    ``upsample_bicubic2d_out_frame`` ("Interpolate 4 times in the x direction", then
+    in y), with a plain copy when the sizes are equal.
+
+    The resize is separable, and is done here axis by axis: the width first (each of
+    the old rows), then the height, which sums in PyTorch's order. PyTorch computes in
+    the tensor's dtype (float32 for MAE's table); ``dtype`` chooses float64 (default)
+    or float32, where the steps follow the code's types but a compiler's fused
+    multiply-adds or vector loops can move the last bit.
+    """
+    grid = np.asarray(grid, dtype=dtype)
+    height, width = size
+    out = _bicubic_axis(grid, 1, width, dtype)
+    return _bicubic_axis(out, 0, height, dtype)
+
+
+def mae_interpolate_pos_embed(
+    pos_embed_checkpoint, num_patches, num_extra_tokens=1, dtype=np.float64
+):
+    """MAE's ``interpolate_pos_embed``: the extra (class) token rows kept, the square
+    grid of the rest resized bicubically to ``int(num_patches ** 0.5)`` per side.
+
+    Source: ``facebookresearch/mae``, revision
+    efb2a8062c206524e35e47d04501ed4f544c0ae8, ``util/pos_embed.py``, lines 75-96
+    (after DeiT). ``pos_embed_checkpoint`` has shape ``(1, num_extra_tokens + n * n,
+    D)`` (a 2-D array is read as one batch); ``orig_size = int((rows -
+    num_extra_tokens) ** 0.5)``, ``new_size = int(num_patches ** 0.5)``; when they
+    differ, the grid rows are reshaped to ``(n, n, D)`` (row ``h * n + w`` to cell
+    ``(h, w)``, the ``permute(0, 3, 1, 2)`` that makes the channels ``D``), resized
+    with ``F.interpolate(..., mode='bicubic', align_corners=False)``
+    (:func:`torch_bicubic_resize`), flattened back row-major and put after the extra
+    rows. When they are equal the checkpoint is returned unchanged (the original
+    leaves ``checkpoint_model`` as it is). The original edits a dict of a model;
+    here the arrays and sizes are passed directly: ``num_patches`` is
+    ``model.patch_embed.num_patches`` and ``num_extra_tokens`` is
+    ``model.pos_embed.shape[-2] - num_patches``. Computed in ``dtype`` (PyTorch:
+    the checkpoint's dtype, float32 for MAE).
+    """
+    pos = np.asarray(pos_embed_checkpoint, dtype=dtype)
+    if pos.ndim == 2:
+        pos = pos[None]
+    embedding_size = pos.shape[-1]
+    orig_size = int((pos.shape[-2] - num_extra_tokens) ** 0.5)
+    new_size = int(num_patches**0.5)
+    if orig_size == new_size:
+        return pos
+    extra_tokens = pos[:, :num_extra_tokens]
+    pos_tokens = pos[:, num_extra_tokens:].reshape(
+        -1, orig_size, orig_size, embedding_size
+    )
+    resized = np.stack(
+        [torch_bicubic_resize(g, (new_size, new_size), dtype) for g in pos_tokens]
+    )
+    resized = resized.reshape(pos.shape[0], new_size * new_size, embedding_size)
+    return np.concatenate([extra_tokens, resized], axis=1)

@@ -8,6 +8,7 @@ and timing helpers in :mod:`pelib.timing`; each is imported on its own.
 """
 
 from ._analysis import LinearFit, fit_linear_map, offset_distance, relative_dot
+from ._base import BaseBracket, first_negative, rope_cosine_sum, smallest_base
 from ._conventions import sinusoidal_direct, timing_signal
 from ._encoding import LAYOUTS, encode, frequencies, sinusoidal, wavelengths
 from ._grids import sincos_2d, sincos_3d, timestep_embedding
@@ -37,6 +38,7 @@ from ._shift import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "BaseBracket",
     "LAYOUTS",
     "GridIdentification",
     "Identification",
@@ -47,12 +49,14 @@ __all__ = [
     "at_most",
     "convert_rope_weights",
     "encode",
+    "first_negative",
     "fit_linear_map",
     "frequencies",
     "identify",
     "offset_distance",
     "packed_matrices",
     "relative_dot",
+    "rope_cosine_sum",
     "rope_permutation",
     "rope_scaling",
     "rounded",
@@ -67,6 +71,7 @@ __all__ = [
     "sincos_3d",
     "sinusoidal",
     "sinusoidal_direct",
+    "smallest_base",
     "swap_vectors",
     "TimestepReading",
     "VolumeIdentification",

@@ -4,9 +4,8 @@
 table per axis, side by side), :func:`sincos_3d` diffusers' 3-D table of CogVideoX (a
 1-D table of the frame beside a 2-D table of the place), and :func:`timestep_embedding`
 the embedding of a diffusion time step of diffusers, DiT and guided-diffusion; each in
-float64, with the layout of the code it names. The chapter "Beyond the token axis" (in
-preparation, issue 20) will explain them; until then the API page (:doc:`/book/api`)
-documents them.
+float64, with the layout of the code it names. The chapter "Beyond the token axis"
+(:doc:`/notebooks/11_beyond_token_axis`) explains them.
 """
 
 from __future__ import annotations

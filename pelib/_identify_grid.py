@@ -1,7 +1,7 @@
 """Tables beyond the token axis for :func:`pelib.identify`: diffusion time-step tables
 and 2-D image-grid tables (issue 20). Chapter 8 (:doc:`/notebooks/08_which_encoding`)
-explains :func:`pelib.identify`; the chapter "Beyond the token axis" (in preparation)
-will explain these tables, which the API page (:doc:`/book/api`) documents until then.
+explains :func:`pelib.identify`; the chapter "Beyond the token axis"
+(:doc:`/notebooks/11_beyond_token_axis`) explains these tables.
 
 Two readings, kept apart from the 1-D analysis of :mod:`pelib._identify`:
 

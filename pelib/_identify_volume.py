@@ -1,8 +1,7 @@
 """diffusers' 3-D sine-cosine table (CogVideoX, :func:`pelib.sincos_3d`) for
 :func:`pelib.identify` (issue 20): a frame's 1-D table beside a 2-D grid table. Chapter
 8 (:doc:`/notebooks/08_which_encoding`) explains :func:`pelib.identify`; the chapter
-"Beyond the token axis" (in preparation) will explain these tables, which the API page
-(:doc:`/book/api`) documents until then.
+"Beyond the token axis" (:doc:`/notebooks/11_beyond_token_axis`) explains these tables.
 
 :func:`identify_volume` reads a table of shape ``(frames, height * width, D)``, or the
 same flattened to ``(frames * height * width, D)``: the first ``D/4`` columns constant

@@ -180,6 +180,17 @@ CASES = [
         dict(offsets=[0, 1, 10], d_model=8, base=10000.0),
     ),
     Case(
+        "rope_cosine_sum",
+        pelib.rope_cosine_sum,
+        dict(m=[0, 1, 10], dim=16, base=10000.0),
+    ),
+    Case(
+        "first_negative",
+        pelib.first_negative,
+        dict(base=10000.0, dim=16, length=64),
+    ),
+    Case("smallest_base", pelib.smallest_base, dict(length=64, dim=16)),
+    Case(
         "offset_distance",
         pelib.offset_distance,
         dict(offsets=[0, 1, 10], d_model=8, base=10000.0),

@@ -596,3 +596,140 @@ def test_hf_llama_rope_steps_in_the_types_named():
     f32_default = transcriptions.hf_llama_rope(x, positions)
     f32_named = transcriptions.hf_llama_rope(x, positions, angle_dtype=np.float32)
     assert np.array_equal(f32_default, f32_named)
+
+
+# --- PyTorch's bicubic resize and MAE's interpolate_pos_embed -------------------------
+
+
+def keys_weight(x, a):
+    """Keys' cubic convolution kernel W(x) with parameter ``a``, written from its
+    definition (Keys 1981, eq. 15), in whatever arithmetic ``x`` and ``a`` carry."""
+    x = abs(x)
+    if x <= 1:
+        return (a + 2) * x**3 - (a + 3) * x**2 + 1
+    if x < 2:
+        return a * x**3 - 5 * a * x**2 + 8 * a * x - 4 * a
+    return 0 * x
+
+
+def keys_resize_1d(samples, out_size, a=-0.75):
+    """A plain loop: output j is sum over the four taps k of W(src - k) * f(clamp(k)),
+    src = (j + 1/2) n / m - 1/2 (-1/2 if m = 1; taps floor(src) - 1 .. floor(src) +
+    2), in the arithmetic of ``samples`` (floats, or mpmath numbers with ``a`` as
+    one)."""
+    n = len(samples)
+    out = []
+    for j in range(out_size):
+        src = mpmath.mpf(2 * j + 1) * n / (2 * out_size) - mpmath.mpf(1) / 2
+        if out_size == 1:
+            # PyTorch's area_pixel_compute_scale gives scale 0 for one output, so
+            # its source index is -1/2, not the centre (n - 1) / 2
+            src = -mpmath.mpf(1) / 2
+        base = int(mpmath.floor(src))
+        total = 0
+        for k in range(base - 1, base + 3):
+            total += keys_weight(src - k, a) * samples[min(max(k, 0), n - 1)]
+        out.append(total)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("n", "m"), [(14, 24), (14, 7), (32, 14), (5, 9), (9, 2), (4, 1)]
+)
+def test_torch_bicubic_resize_is_keys_kernel_with_a_minus_three_quarters(n, m):
+    rng = np.random.default_rng(n * 100 + m)
+    grid = rng.standard_normal((n, n, 3))
+    got = transcriptions.torch_bicubic_resize(grid, (m, m))
+    with mpmath.workdps(30):
+        a = mpmath.mpf(-3) / 4
+        for c in range(3):
+            # separable: each row along the width, then each column along the height
+            rows = [
+                keys_resize_1d([mpmath.mpf(v) for v in grid[h, :, c]], m, a)
+                for h in range(n)
+            ]
+            want = [
+                keys_resize_1d([rows[h][w] for h in range(n)], m, a) for w in range(m)
+            ]
+            want = np.array([[float(want[w][h]) for w in range(m)] for h in range(m)])
+            # float64 sums of 16 products of weights <= 1.3 in size and entries of
+            # size <= 5: well under 1e-13
+            assert np.abs(got[:, :, c] - want).max() < 1e-13
+
+
+def test_torch_bicubic_resize_same_size_is_the_identity():
+    grid = np.random.default_rng(0).standard_normal((6, 6, 4))
+    assert np.array_equal(transcriptions.torch_bicubic_resize(grid, (6, 6)), grid)
+
+
+def test_torch_bicubic_resize_reproduces_constants_not_ramps():
+    # Keys' weights sum to 1 for every a: a constant is reproduced (to rounding);
+    # a linear ramp only where the fraction t is 0 or 1/2, since the first moment of
+    # the weights is t only for a = -1/2 (checked below in mpmath).
+    const = np.full((14, 14, 1), 0.7)
+    # two passes, each four products with weights of total size below 1.5 and a sum:
+    # a few float64 roundings of 0.7 each, far below 1e-14
+    assert (
+        np.abs(transcriptions.torch_bicubic_resize(const, (24, 24)) - 0.7).max() < 1e-14
+    )
+    ramp = np.broadcast_to(np.arange(14.0)[None, :, None], (14, 14, 1))
+    got = transcriptions.torch_bicubic_resize(ramp, (24, 24))[0, :, 0]
+    src = (np.arange(24) + 0.5) * 14 / 24 - 0.5
+    interior = (np.floor(src) >= 1) & (np.floor(src) <= 11)
+    assert np.abs(got - src)[interior].max() > 0.01
+    # 14 -> 7: every source index is 2 j + 1/2 (t = 1/2), where the ramp is exact
+    half = transcriptions.torch_bicubic_resize(ramp, (7, 7))[0, :, 0]
+    # away from the border (the first and last taps clamp: 0.40625, not 0.5)
+    assert np.abs(half - (2 * np.arange(7) + 0.5))[1:-1].max() < 1e-14
+    assert half[0] == 0.40625  # 0.5 - 3/32: the weight -3/32 of tap -1 moved to 0
+    with mpmath.workdps(30):
+        for t in (mpmath.mpf(1) / 4, mpmath.mpf(1) / 3):
+            for a, reproduces in (
+                (mpmath.mpf(-3) / 4, False),
+                (-mpmath.mpf(1) / 2, True),
+            ):
+                moment = sum(keys_weight(t - k, a) * k for k in range(-1, 3))
+                square = sum(keys_weight(t - k, a) * k**2 for k in range(-1, 3))
+                assert (abs(moment - t) < 1e-25) is reproduces
+                assert (abs(square - t**2) < 1e-25) is reproduces
+
+
+def test_torch_bicubic_resize_float32_follows_float64():
+    grid = np.random.default_rng(1).standard_normal((14, 14, 8))
+    f64 = transcriptions.torch_bicubic_resize(grid, (24, 24))
+    f32 = transcriptions.torch_bicubic_resize(
+        grid.astype(np.float32), (24, 24), np.float32
+    )
+    assert f32.dtype == np.float32
+    # float32 weights and 16-term sums of entries <= 5: a few hundred float32 ulps of 1
+    assert np.abs(f32 - f64).max() < 1e-5
+
+
+@pytest.mark.parametrize(("n", "m"), [(14, 24), (14, 7), (4, 6)])
+def test_mae_interpolate_pos_embed_keeps_the_class_row_and_resizes_the_grid(n, m):
+    d = 16
+    table = transcriptions.mae_2d_sincos_pos_embed(d, n, cls_token=True)
+    table[0] = np.arange(d)  # a class row that is not zero, to see it kept
+    got = transcriptions.mae_interpolate_pos_embed(table[None], m * m, 1)
+    assert got.shape == (1, 1 + m * m, d)
+    assert np.array_equal(got[0, 0], np.arange(d))
+    grid = table[1:].reshape(n, n, d)
+    with mpmath.workdps(30):
+        a = mpmath.mpf(-3) / 4
+        # the table is separable: the width half depends on w only, the height half
+        # on h only, so each is the 1-D resize of its axis (weights summing to 1)
+        for col in (0, d // 4, d // 2, 3 * d // 4 + 1):
+            if col < d // 2:
+                line = keys_resize_1d([mpmath.mpf(v) for v in grid[0, :, col]], m, a)
+                want = np.array([[float(line[w]) for w in range(m)]] * m)
+            else:
+                line = keys_resize_1d([mpmath.mpf(v) for v in grid[:, 0, col]], m, a)
+                want = np.array([[float(line[h])] * m for h in range(m)])
+            assert np.abs(got[0, 1:, col].reshape(m, m) - want).max() < 1e-14
+
+
+def test_mae_interpolate_pos_embed_same_size_is_unchanged():
+    table = transcriptions.mae_2d_sincos_pos_embed(8, 5, cls_token=True)
+    assert np.array_equal(
+        transcriptions.mae_interpolate_pos_embed(table, 25, 1)[0], table
+    )
