@@ -16,17 +16,17 @@ from collections.abc import Iterable
 
 import mpmath
 
-from . import to_mpf
+from . import frequency, to_mpf
 
 __all__ = ["check_bracket", "cosine_sum", "negative_offset"]
 
 
 def _frequencies(dim: int, base) -> list[mpmath.mpf]:
-    """:math:`b^{-i/n}`, :math:`i < n = d/2`, at the working precision."""
+    """:math:`b^{-i/n}`, :math:`i < n = d/2`: the paper's frequencies
+    (:func:`oracle.frequency`), at least the working precision."""
     if dim % 2 or dim < 2:
         raise ValueError(f"dim must be even and positive, got {dim}")
-    n, b = dim // 2, to_mpf(base)
-    return [b ** (-mpmath.mpf(i) / n) for i in range(n)]
+    return [frequency(i, dim, base) for i in range(dim // 2)]
 
 
 def _sum(m, frequencies: list[mpmath.mpf]) -> mpmath.mpf:

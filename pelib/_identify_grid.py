@@ -397,6 +397,16 @@ def _positions(rows: np.ndarray, eps: float, axis: str) -> np.ndarray | str:
     return position
 
 
+def _shortest(fitted: float, fits) -> float | None:
+    """``fitted`` rounded to the fewest significant digits (1 to 17) for which
+    ``fits`` holds, or None if none does (17 digits give ``fitted`` itself)."""
+    for digits in range(1, 18):
+        value = float(f"{fitted:.{digits}g}")
+        if fits(value):
+            return value
+    return None
+
+
 def _step(positions: np.ndarray, tolerance: float, axis: str) -> float | str:
     """The step of evenly spaced ``positions`` from 0, with the fewest significant
     digits that keeps every position within ``tolerance``; nan for a single cell; or
@@ -407,11 +417,10 @@ def _step(positions: np.ndarray, tolerance: float, axis: str) -> float | str:
         return math.nan
     index = np.arange(len(positions), dtype=np.float64)
     fitted = float(index @ positions / (index @ index))
-    for digits in range(1, 18):
-        step = float(f"{fitted:.{digits}g}")
-        miss = float(np.abs(positions - index * step).max())
-        if miss <= tolerance:
-            return step
+    step = _shortest(fitted, lambda v: np.abs(positions - index * v).max() <= tolerance)
+    if step is not None:
+        return step
+    miss = float(np.abs(positions - index * fitted).max())
     return (
         f"the positions along {axis} are not evenly spaced from 0 (step about "
         f"{fitted:.6g}, off by up to {miss:.2g})"

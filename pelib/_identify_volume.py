@@ -22,6 +22,7 @@ from ._identify_grid import (
     _number,
     _positions,
     _read,
+    _shortest,
     _storage_eps,
     _structure,
 )
@@ -115,11 +116,7 @@ def _scale(positions: np.ndarray, tolerance: float) -> float | None:
         return math.nan
     index = np.arange(len(positions), dtype=np.float64)
     fitted = float(index @ index / (index @ positions))
-    for digits in range(1, 18):
-        scale = float(f"{fitted:.{digits}g}")
-        if np.abs(positions - index / scale).max() <= tolerance:
-            return scale
-    return None
+    return _shortest(fitted, lambda v: np.abs(positions - index / v).max() <= tolerance)
 
 
 def identify_volume(array: np.ndarray) -> VolumeIdentification | None:
