@@ -18,13 +18,14 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.
 BUILD := rm -rf _build/html && jupyter-book build . --all --warningiserror --nitpick --keep-going --quiet
 
 .PHONY: help env assets book test test-lint test-workflows test-python test-notebooks test-other-machine test-book \
-	test-browser test-lab browser bench lab clean
+	test-browser test-lab browser bench base-table lab clean
 
 help:
 	@echo "make book   build the HTML book into _build/html"
 	@echo "make test   workflow lint, unit and property tests, nbval over every notebook (natively and as on another"
 	@echo "            machine), strict book build, browser tests of the site and of the chapters in JupyterLab"
 	@echo "make bench  performance targets, measured as ratios in one process"
+	@echo "make base-table  recompute chapter 11's table of smallest rotary bases (hours; resumes)"
 	@echo "make lab    JupyterLab on the chapters (notebooks/) with MyST rendered and a kernel that has pelib;"
 	@echo "            open the http://localhost:8888/lab?token=... address it prints"
 	@echo "make clean  remove _build"
@@ -143,6 +144,12 @@ browser:
 
 bench: $(STAMP)
 	python benchmarks/run.py
+
+# The table of smallest rotary bases that chapter 11 reads (notebooks/data/base_table.json), by pelib's
+# certified search: hours on two cores (the longest searches, at 2**20 positions, take most of them).
+# Rows already in the file are kept, so delete it to recompute everything; an interrupted run resumes.
+base-table: $(STAMP)
+	python scripts/base_table.py --jobs 2
 
 # JupyterLab on the chapters, with the environment's kernel (pelib importable) and the MyST renderer
 # (jupyterlab-myst, in the lock). Root (a container, a fresh cloud machine) needs --allow-root.

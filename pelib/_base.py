@@ -42,7 +42,8 @@ MAX_LENGTH = 2**20
 MAX_DIM = 1024
 #: The most angles (``length`` times ``dim / 2``) of one scan of :func:`smallest_base`:
 #: the search makes many scans, and beyond this it runs for minutes (measured: about
-#: 20 s at ``length = 65536``, ``dim = 128``, a quarter of the limit).
+#: 15 s at ``length = 65536``, ``dim = 128``, a quarter of the limit; 10 to 73 minutes
+#: at ``length = 2**20``, where ``scripts/base_table.py`` computes chapter 11's table).
 MAX_WORK = 2**23
 #: Offsets of :func:`rope_cosine_sum` stay below 2**53, where float64 holds every
 #: integer.
@@ -56,8 +57,12 @@ _START = 1.25
 _WIDTH = 4e-9
 #: The shortest step of the chain, in ln b (a shorter one would drown in rounding).
 _MIN_STEP = 1e-12
-#: How many offsets the chain follows between two scans of all offsets.
+#: How many offsets the chain follows between two scans of all offsets: at least this
+#: many, and one in :data:`_CANDIDATE_SHARE` of the length (following more offsets
+#: between scans makes long searches several times faster: at ``length = 131072``,
+#: ``dim = 256``, 50 scans instead of 500 or so).
 _CANDIDATES = 32
+_CANDIDATE_SHARE = 256
 #: The most scans of all offsets one search may make before it gives up.
 _MAX_SCANS = 4000
 
@@ -320,14 +325,19 @@ def first_negative(base: float, dim: int, length: int) -> int | None:
     )
 
 
+def _candidates(length: int) -> int:
+    """How many offsets the chain follows between two scans (:data:`_CANDIDATES`)."""
+    return max(_CANDIDATES, length // _CANDIDATE_SHARE)
+
+
 def _certified_good(base: float, n: int, length: int) -> tuple[bool, np.ndarray]:
     """Whether every sum below ``length`` is certified positive at ``base``; else
-    also the offsets (at most :data:`_CANDIDATES`) with the most negative sums."""
+    also the offsets (at most :func:`_candidates`) with the most negative sums."""
     pairs = _pairs(base, n)
     for block in _blocks(length, n):
         values, bound = _values(pairs, block)
         if np.any(values <= bound):
-            order = np.argsort(values)[:_CANDIDATES]
+            order = np.argsort(values)[: _candidates(length)]
             return False, block[order]
     return True, np.empty(0)
 
@@ -345,12 +355,13 @@ def _scan(b: float, n: int, length: int) -> tuple[float, np.ndarray]:
     lipschitz = np.maximum(offsets * pairs.weighted_sum, 1e-300)
     negative = np.flatnonzero(values + bound < 0)
     soon = negative[np.argsort((values + bound)[negative] / lipschitz[negative])]
-    steps = _steps(pairs, offsets[soon[: 4 * _CANDIDATES]])
+    k = _candidates(length)
+    steps = _steps(pairs, offsets[soon[: 4 * k]])
     best = float(steps.max()) if steps.size else -1.0
-    leaders = soon[: 4 * _CANDIDATES][np.argsort(-steps)[:_CANDIDATES]]
+    leaders = soon[: 4 * k][np.argsort(-steps)[:k]]
     positive = np.flatnonzero(values - bound > 0)
     turning = positive[np.argsort((values - bound)[positive] / lipschitz[positive])]
-    return best, offsets[np.union1d(leaders, turning[: 3 * _CANDIDATES])]
+    return best, offsets[np.union1d(leaders, turning[: 3 * k])]
 
 
 def _ride(b: float, n: int, candidates: np.ndarray, shortest: float) -> float:
@@ -387,10 +398,15 @@ def _close(b: float, n: int, length: int) -> BaseBracket | None:
     return None
 
 
-def _chain(length: int, n: int) -> BaseBracket:
-    """Walk the certified-bad chain up from :data:`_START` until a base just above it
-    is certified good."""
-    b, refuted = _START, _START
+def _chain(length: int, n: int, start: float = _START) -> BaseBracket:
+    """Walk the certified-bad chain up from ``start`` until a base just above it is
+    certified good.
+
+    ``start`` must be a base below which every base is certified to fail at ``length``:
+    :data:`_START`, or the ``lower`` end of the bracket of a shorter length at the same
+    ``n`` (a base that fails there fails at every longer length).
+    """
+    b, refuted = start, start
     for _ in range(_MAX_SCANS):
         best, candidates = _scan(b, n, length)
         if best < _WIDTH and b * (1 + _WIDTH) > refuted:
@@ -431,8 +447,8 @@ def smallest_base(length: int, dim: int) -> BaseBracket:
     end of the step. The chain stops where it cannot go on, and a base at most
     :math:`4 \cdot 10^{-9}` (relatively) above its end is certified good: every
     float64 sum below ``length`` exceeds its error bound. It takes well under a
-    second at ``length = 2048`` and ``dim = 128``, about 2 s at 8192 and 20 s at 65536
-    (measured on one core); calls that would run for minutes are refused
+    second at ``length = 2048`` and ``dim = 128``, under a second at 8192 and about
+    15 s at 65536 (measured on one core); calls that would run for minutes are refused
     (``pelib._base.MAX_WORK``).
 
     Parameters
