@@ -42,7 +42,7 @@ MAX_LENGTH = 2**20
 MAX_DIM = 1024
 #: The most angles (``length`` times ``dim / 2``) of one scan of :func:`smallest_base`:
 #: the search makes many scans, and beyond this it runs for minutes (measured: about
-#: 15 s at ``length = 65536``, ``dim = 128``, a quarter of the limit; 10 to 73 minutes
+#: 15 s at ``length = 65536``, ``dim = 128``, half the limit; 9 to 73 minutes
 #: at ``length = 2**20``, where ``scripts/base_table.py`` computes chapter 11's table).
 MAX_WORK = 2**23
 #: Offsets of :func:`rope_cosine_sum` stay below 2**53, where float64 holds every
