@@ -398,15 +398,10 @@ def _close(b: float, n: int, length: int) -> BaseBracket | None:
     return None
 
 
-def _chain(length: int, n: int, start: float = _START) -> BaseBracket:
-    """Walk the certified-bad chain up from ``start`` until a base just above it is
-    certified good.
-
-    ``start`` must be a base below which every base is certified to fail at ``length``:
-    :data:`_START`, or the ``lower`` end of the bracket of a shorter length at the same
-    ``n`` (a base that fails there fails at every longer length).
-    """
-    b, refuted = start, start
+def _chain(length: int, n: int) -> BaseBracket:
+    """Walk the certified-bad chain up from :data:`_START` until a base just above it
+    is certified good."""
+    b, refuted = _START, _START
     for _ in range(_MAX_SCANS):
         best, candidates = _scan(b, n, length)
         if best < _WIDTH and b * (1 + _WIDTH) > refuted:
