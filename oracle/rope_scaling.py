@@ -412,12 +412,17 @@ def hf_llama3(
     inv_freq_llama = np.where(
         wavelen > F32(low_freq_wavelen), inv_freq / F32(factor), inv_freq
     )
-    smooth_factor = (F32(old_context_len) / wavelen - F32(low_freq_factor)) / F32(
-        high_freq_factor - low_freq_factor
-    )
-    smoothed_inv_freq = (F32(1) - smooth_factor) * inv_freq_llama / F32(
-        factor
-    ) + smooth_factor * inv_freq_llama
+    # With low_freq_factor == high_freq_factor (Llama 4 Scout) the band is empty and
+    # this divides by 0: PyTorch gives inf and nan silently, and the np.where below
+    # discards them except for a wavelength exactly at the limit (nan there, as in
+    # PyTorch). NumPy would warn; the warnings are silenced for these two expressions.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        smooth_factor = (F32(old_context_len) / wavelen - F32(low_freq_factor)) / F32(
+            high_freq_factor - low_freq_factor
+        )
+        smoothed_inv_freq = (F32(1) - smooth_factor) * inv_freq_llama / F32(
+            factor
+        ) + smooth_factor * inv_freq_llama
     is_medium_freq = ~(wavelen < F32(high_freq_wavelen)) & ~(
         wavelen > F32(low_freq_wavelen)
     )

@@ -15,6 +15,7 @@ from ._grids import sincos_2d, sincos_3d, timestep_embedding
 from ._identify import Identification, identify
 from ._identify_grid import GridIdentification, TimestepReading
 from ._identify_volume import VolumeIdentification
+from ._positions import position_ids
 from ._precision import angle_limit
 from ._report import at_most, rounded, shown
 from ._rope import (
@@ -24,6 +25,7 @@ from ._rope import (
     rope_permutation,
     rope_scaling,
 )
+from ._rotary_config import RotaryLayer, rotary_layers
 from ._shift import (
     packed_matrices,
     shift,
@@ -44,6 +46,7 @@ __all__ = [
     "Identification",
     "LinearFit",
     "ROPE_LAYOUTS",
+    "RotaryLayer",
     "angle_limit",
     "apply_rope",
     "at_most",
@@ -55,10 +58,12 @@ __all__ = [
     "identify",
     "offset_distance",
     "packed_matrices",
+    "position_ids",
     "relative_dot",
     "rope_cosine_sum",
     "rope_permutation",
     "rope_scaling",
+    "rotary_layers",
     "rounded",
     "shift",
     "shift_loop",

@@ -15,6 +15,7 @@ Anything else (another exception, a warning, a nan or an infinity in the result)
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -270,6 +271,50 @@ CASES = [
         dict(d=8, method="linear", base=10000.0, factor=3.0),
     ),
     Case("rope_permutation", pelib.rope_permutation, dict(d=8)),
+    Case(
+        "position_ids",
+        pelib.position_ids,
+        dict(
+            attention_mask=[[0, 1, 1], [1, 1, 1]],
+            convention="fairseq",
+            cache_length=1,
+            documents=None,
+            padding_idx=1,
+        ),
+    ),
+    Case(
+        "position_ids[documents]",
+        pelib.position_ids,
+        dict(
+            attention_mask=np.ones((2, 3), dtype=int),
+            convention="opt",
+            cache_length=1,
+            documents=[[1, 2], [3]],
+            padding_idx=1,
+        ),
+    ),
+    Case(
+        "rotary_layers",
+        pelib.rotary_layers,
+        dict(
+            config={
+                "head_dim": 8,
+                "num_hidden_layers": 6,
+                "max_position_embeddings": 256,
+                "rope_theta": 1e6,
+                "rope_local_base_freq": 1e4,
+                "sliding_window_pattern": 3,
+                "partial_rotary_factor": 0.5,
+                "no_rope_layers": [1, 1, 1, 1, 1, 0],
+                "rope_scaling": {
+                    "rope_type": "yarn",
+                    "factor": 4.0,
+                    "original_max_position_embeddings": 64,
+                    "mrope_section": [1, 0, 1],
+                },
+            }
+        ),
+    ),
     Case(
         "convert_rope_weights",
         pelib.convert_rope_weights,
@@ -561,6 +606,11 @@ def _check_finite(result, where="result"):
         _check_finite(
             [result.base, result.offset, result.max_error, result.table(3)], where
         )
+        return
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        # such as pelib.RotaryLayer: every field
+        fields = dataclasses.fields(result)
+        _check_finite([getattr(result, f.name) for f in fields], where)
         return
     if isinstance(result, dict):
         for key, value in result.items():
