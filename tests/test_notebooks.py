@@ -161,6 +161,22 @@ def prints_a_verdict(cell):
     return bool(printed_lines(cell))
 
 
+# A fold of drawing code (README, "Writing a chapter"): the matplotlib calls that lay
+# out a figure, folded under their own toggle once the numbers they draw are computed
+# in an open cell before them.
+DRAWING_PROMPT = "Show the code of the figure"
+
+
+def folds_a_drawing(cell):
+    return cell.get("metadata", {}).get("mystnb", {}).get("code_prompt_show") == (
+        DRAWING_PROMPT
+    )
+
+
+def draws_a_figure(cell):
+    return any("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -370,6 +386,18 @@ class TestNotebook:
                 assert "hide-input" in tags(cell), (
                     "a check is folded (tag hide-input): " + source(cell)[:300]
                 )
+            if "hide-input" in tags(cell) and folds_a_drawing(cell):
+                # drawing code only: it draws its figure, computes and prints nothing
+                # the prose quotes, and checks nothing
+                assert draws_a_figure(cell) and not is_check(source(cell)), (
+                    "a folded drawing draws a figure and checks nothing: "
+                    + source(cell)[:300]
+                )
+                assert not printed_lines(cell), (
+                    "a folded drawing prints nothing; the open cell before it prints: "
+                    + source(cell)[:300]
+                )
+                continue
             if "hide-input" in tags(cell):
                 assert prints_a_verdict(cell), (
                     "a folded check prints its verdict: " + source(cell)[:300]
@@ -386,12 +414,14 @@ class TestNotebook:
     def test_folded_checks_do_not_follow_one_another(self, path):
         # The checks of one passage are one folded cell with one verdict: two folded
         # cells in a row print two verdicts where the reader needs one.
+        # A folded drawing between two checks does not make them one passage's.
         folded = [
             cell["cell_type"] == "code" and "hide-input" in tags(cell)
             for cell in cells_outside_solutions(load(path)["cells"])
+            if not folds_a_drawing(cell)
         ]
         for k, (first, second) in enumerate(itertools.pairwise(folded)):
-            assert not (first and second), f"folded cells {k} and {k + 1} in a row"
+            assert not (first and second), f"folded checks {k} and {k + 1} in a row"
 
     def test_open_cells_print_plainly(self, path):
         # Open cells teach: they print with plain formats, and the folded check after
