@@ -367,8 +367,7 @@ class TestNotebook:
         figures = [
             cell
             for cell in code_cells(load(path))
-            if cell["metadata"].get("mystnb", {}).get("figure")
-            and any("image/png" in o.get("data", {}) for o in cell["outputs"])
+            if cell["metadata"].get("mystnb", {}).get("figure") and draws_a_figure(cell)
         ]
         assert figures, "every chapter has a figure that carries its main idea"
 
@@ -463,7 +462,7 @@ class TestNotebook:
 
     def test_figures_have_caption_name_and_alt_text(self, path):
         for cell in code_cells(load(path)):
-            if any("image/png" in o.get("data", {}) for o in cell["outputs"]):
+            if draws_a_figure(cell):
                 meta = cell["metadata"].get("mystnb", {})
                 assert meta.get("figure", {}).get("caption") and meta["figure"].get(
                     "name"
