@@ -13,6 +13,7 @@ import contextlib
 import math
 import numbers
 import os
+import warnings
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -143,8 +144,12 @@ def float_dtype(value: Any, name: str = "dtype") -> np.dtype:
     if value is None or _is_bool(value) or isinstance(value, (numbers.Number, bytes)):
         raise TypeError(f"{accepted}, got {describe(value)}")
     try:
-        dtype = np.dtype(value)
-    except (TypeError, ValueError, OverflowError, SyntaxError):
+        with warnings.catch_warnings():
+            # a deprecated alias (np.dtype("a") warns in NumPy 2) names no float dtype:
+            # refused like any other, never passed on as a warning
+            warnings.simplefilter("error", DeprecationWarning)
+            dtype = np.dtype(value)
+    except (TypeError, ValueError, OverflowError, SyntaxError, DeprecationWarning):
         # NumPy parses a string with a comma as a record format, by Python's own parser:
         # np.dtype(",") raises SyntaxError.
         raise TypeError(f"{accepted}, got {describe(value)}") from None

@@ -549,6 +549,7 @@ OTHERS = [
     float,
     "float128",
     "datetime64",
+    "a",  # a dtype alias that NumPy 2 deprecates: np.dtype("a") warns
     np.dtype("V8"),
     np.dtype("S3"),
 ]
@@ -770,3 +771,10 @@ def test_integers_beyond_str_are_refused_by_name(case, name, sign, tiny_explorer
     finally:
         plt.close("all")
     _check_finite(result, f"{case.name}({name}=10**5000)")
+
+
+def test_deprecated_dtype_alias_is_refused_by_name():
+    # np.dtype("a") warns in NumPy 2 (a deprecated alias of "S"): pelib refuses it with
+    # a TypeError naming the parameter, and lets no DeprecationWarning through
+    with pytest.raises(TypeError, match="^dtype must be a NumPy floating dtype"):
+        pelib.encode([0, 1], 8, dtype="a")
