@@ -450,6 +450,10 @@ CASES = [
         dict(values={"a": 1.0, "b": 2.5}, ax=None, ylabel="ms", title="t", log=True),
     ),
     Case(
+        "plots.palette_png", plots.palette_png, dict(fig=None, colours=16)
+    ),  # fig: the test
+    Case("plots.palette_pngs", plots.palette_pngs, dict(colours=16)),
+    Case(
         "timing.best_time", timing.best_time, dict(func=int, repeat=1, min_seconds=0.0)
     ),
     Case(
@@ -628,7 +632,7 @@ def _check_finite(result, where="result"):
 
 def _call(case: Case, name: str, value, explorer=None):
     kwargs = dict(case.kwargs)
-    if case.name == "explore.to_png":
+    if case.name in ("explore.to_png", "plots.palette_png"):
         kwargs["fig"] = _figure()
     if case.name == "explore.update_times":
         kwargs["explorer"] = explorer
@@ -700,7 +704,7 @@ def test_the_valid_call_of_each_case_works(case, tiny_explorer):
     # The property above is only meaningful if the unmodified call succeeds.
     name = next(iter(case.kwargs))
     value = case.kwargs[name]
-    if case.name == "explore.to_png":
+    if case.name in ("explore.to_png", "plots.palette_png"):
         value = _figure()
     if case.name == "explore.update_times":
         value = tiny_explorer

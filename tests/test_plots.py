@@ -1,5 +1,8 @@
 """pelib.plots draws what it is given, on the book's axes conventions."""
 
+import io
+import types
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -133,3 +136,63 @@ def test_bars_draw_one_bar_per_value_top_down():
     }
     assert labels == {1: "a", 0: "b"}
     assert plots.bars({"a": 10.0}, ylabel="ms", log=True).get_xscale() == "log"
+
+
+def _pixels(png):
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png))
+    return image.mode, np.asarray(image.convert("RGB"), dtype=float)
+
+
+def test_palette_png_is_the_inline_figure_in_fewer_colours_and_bytes():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    x = np.linspace(0, 10, 400)
+    for k in range(4):
+        ax.plot(x, np.sin(x + k), label=f"line {k}")
+    ax.legend()
+    full = io.BytesIO()
+    fig.savefig(full, format="png", dpi=fig.dpi, bbox_inches="tight")
+    mode, light = _pixels(plots.palette_png(fig))
+    _, exact = _pixels(full.getvalue())
+    assert mode == "P"
+    assert light.shape == exact.shape
+    # quantizing moves a few antialiased pixels: the mean change is under half a level
+    assert np.abs(light - exact).mean() < 0.5
+    assert len(plots.palette_png(fig)) < 0.6 * len(full.getvalue())
+    assert len(_colours(plots.palette_png(fig, colours=8))) <= 8
+
+
+def _colours(png):
+    from PIL import Image
+
+    return Image.open(io.BytesIO(png)).convert("RGB").getcolors(1 << 24)
+
+
+def test_palette_pngs_replaces_the_kernels_png_formatter(monkeypatch):
+    import IPython
+    from IPython.core.formatters import DisplayFormatter
+
+    assert plots.palette_pngs() is False  # no IPython here: nothing changes
+    # a stand-in for a kernel's shell, whose display formatter is all the function
+    # changes; it loads the current backend (recorded here, not switched)
+    shell = types.SimpleNamespace(display_formatter=DisplayFormatter())
+    monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+    loaded = []
+    monkeypatch.setattr(plt, "switch_backend", loaded.append)
+    assert plots.palette_pngs(colours=16) is True
+    assert loaded == [matplotlib.get_backend()]
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.plot([0, 1], [1, 0])
+    data, _ = shell.display_formatter.format(fig)
+    mode, pixels = _pixels(data["image/png"])
+    assert mode == "P" and len(np.unique(pixels.reshape(-1, 3), axis=0)) <= 16
+    assert "image/png" not in shell.display_formatter.format(plt.figure())[0]
+
+
+@pytest.mark.parametrize("colours", [1, 257, 2.0, True, None])
+def test_palette_colours_are_checked(colours):
+    with pytest.raises((TypeError, ValueError), match="colours"):
+        plots.palette_pngs(colours=colours)
+    with pytest.raises((TypeError, ValueError), match="colours"):
+        plots.palette_png(plt.figure(), colours=colours)
