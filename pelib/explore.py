@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import math
 import numbers
 import time
@@ -57,18 +56,11 @@ STYLE = {
 def to_png(fig: Figure) -> bytes:
     """Draw ``fig`` and return it as a palette PNG (the figure stays open for the next
     frame)."""
-    if not isinstance(fig, Figure):
-        raise TypeError(
-            f"fig must be a Matplotlib Figure, got {_validate.describe(fig)}"
-        )
+    fig = plots._figure_argument(fig)
     canvas = fig.canvas if hasattr(fig.canvas, "buffer_rgba") else FigureCanvasAgg(fig)
     canvas.draw()
     rgb = np.asarray(canvas.buffer_rgba())[..., :3]
-    buffer = io.BytesIO()
-    Image.fromarray(rgb).quantize(colors=COLOURS).save(
-        buffer, format="png", optimize=True
-    )
-    return buffer.getvalue()
+    return plots._quantized_png(Image.fromarray(rgb), COLOURS)
 
 
 class Explorer:

@@ -485,10 +485,7 @@ def palette_png(fig: Figure, colours: int = PALETTE) -> bytes:
     to what is drawn), as an opaque PNG of at most ``colours`` colours: a transparent
     background turns white. On the book's figures it takes a third to a half of the
     bytes of Matplotlib's own PNG."""
-    if not isinstance(fig, Figure):
-        raise TypeError(
-            f"fig must be a Matplotlib Figure, got {_validate.describe(fig)}"
-        )
+    fig = _figure_argument(fig)
     colours = _validate.size(colours, "colours", minimum=2, maximum=PALETTE)
     drawn = io.BytesIO()
     fig.savefig(
@@ -499,10 +496,24 @@ def palette_png(fig: Figure, colours: int = PALETTE) -> bytes:
         facecolor=fig.get_facecolor(),
         edgecolor=fig.get_edgecolor(),
     )
-    image = Image.open(drawn).convert("RGB")
+    return _quantized_png(Image.open(drawn).convert("RGB"), colours)
+
+
+def _quantized_png(image: Image.Image, colours: int) -> bytes:
+    """Return an RGB ``image`` as an optimized PNG of at most ``colours`` colours (the
+    last step of :func:`palette_png` and of ``pelib.explore.to_png``)."""
     light = io.BytesIO()
     image.quantize(colors=colours).save(light, format="png", optimize=True)
     return light.getvalue()
+
+
+def _figure_argument(fig) -> Figure:
+    """``fig`` if it is a Matplotlib Figure, else a TypeError naming the parameter."""
+    if not isinstance(fig, Figure):
+        raise TypeError(
+            f"fig must be a Matplotlib Figure, got {_validate.describe(fig)}"
+        )
+    return fig
 
 
 def palette_pngs(colours: int = PALETTE) -> bool:

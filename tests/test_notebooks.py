@@ -173,6 +173,21 @@ def folds_a_drawing(cell):
     )
 
 
+# A fold of worked numbers (README, "Writing a chapter"): a teaching cell that prints
+# an example in more numbers than the prose needs, folded whole (code and output).
+NUMBERS_PROMPTS = {
+    "code_prompt_show": "Show the numbers",
+    "code_prompt_hide": "Hide the numbers",
+}
+
+
+DECIMAL = re.compile(r"\d+\.\d+")
+
+
+def folds_numbers(cell):
+    return "hide-cell" in tags(cell)
+
+
 def draws_a_figure(cell):
     return any("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
 
@@ -409,6 +424,39 @@ class TestNotebook:
         outside = {id(cell) for cell in cells_outside_solutions(cells)}
         for cell in (c for c in cells if id(c) not in outside):
             assert "hide-input" not in tags(cell), "a solution is folded once"
+            assert not folds_numbers(cell), "a solution is folded once"
+
+    def test_folded_numbers_teach_under_their_own_toggle(self, path):
+        for cell in load(path)["cells"]:
+            if not folds_numbers(cell):
+                continue
+            text = source(cell)[:300]
+            assert cell["cell_type"] == "code", (
+                "only a code cell folds numbers: " + text
+            )
+            prompts = cell["metadata"].get("mystnb", {})
+            assert {k: prompts.get(k) for k in NUMBERS_PROMPTS} == NUMBERS_PROMPTS, (
+                "folded numbers carry the toggle 'Show the numbers': " + text
+            )
+            assert "hide-input" not in tags(cell), "folded once: " + text
+            assert not is_check(source(cell)), "folded numbers check nothing: " + text
+            assert not draws_a_figure(cell), "folded numbers draw nothing: " + text
+            assert printed_lines(cell), "folded numbers print them: " + text
+
+    def test_the_prose_quotes_no_number_only_a_fold_of_numbers_prints(self, path):
+        cells = load(path)["cells"]
+        prose = " ".join(source(c) for c in cells if c["cell_type"] == "markdown")
+        elsewhere = " ".join(
+            "\n".join(printed_lines(c))
+            for c in cells
+            if c["cell_type"] == "code" and not folds_numbers(c)
+        )
+        for cell in filter(folds_numbers, cells):
+            for number in set(DECIMAL.findall("\n".join(printed_lines(cell)))):
+                quoted = re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", prose)
+                assert not quoted or number in elsewhere, (
+                    f"the prose quotes {number}, which only a fold of numbers prints"
+                )
 
     def test_folded_checks_do_not_follow_one_another(self, path):
         # The checks of one passage are one folded cell with one verdict: two folded
